@@ -1,0 +1,32 @@
+import { looksLikeJwt, verifyBoardToken } from "../access-tokens/board-token-jwt";
+import type { Deps } from "../deps";
+import { DomainError } from "../errors";
+import { getSecret } from "../secrets";
+import { findLiveApiToken } from "./api-tokens";
+import type { Principal } from "./principal";
+
+const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
+
+/** The bearer credential of a request, or null when there is no Authorization header. */
+export function bearerToken(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  if (header === null) return null;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (!match) throw unauthenticated("The Authorization header must be 'Bearer <token>'");
+  return match[1];
+}
+
+/** Resolves an API token or a board access token; anything missing, unknown, revoked or expired is 401. */
+export async function authenticate(req: Request, deps: Deps): Promise<Principal> {
+  const raw = bearerToken(req);
+  if (raw === null) throw unauthenticated("Missing Authorization header");
+  if (looksLikeJwt(raw)) {
+    const verified = await verifyBoardToken(await getSecret(deps.db, "board_token_key"), raw, deps.clock());
+    if (!verified.ok) throw unauthenticated(verified.reason === "expired" ? "The board access token has expired" : "Invalid board access token");
+    const { jti, workspaceId, boardToken, expiresAt } = verified.claims;
+    return { kind: "board", jti, workspaceId, boardToken, expiresAt };
+  }
+  const token = await findLiveApiToken(deps.db, raw);
+  if (!token) throw unauthenticated("Unknown or revoked API token");
+  return { kind: "api", tokenId: token.id, scopes: token.scopes, webhooks: token.webhooks, prefix: token.prefix, workspace: token.workspace };
+}

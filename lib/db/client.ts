@@ -1,0 +1,48 @@
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { openAsServer, openAsTool } from "./embedded/open";
+import { migratePgliteDb, migratePostgresDb } from "./migrate";
+import * as schema from "./schema";
+import type { Db } from "./types";
+
+export type DbHandle = { db: Db; driver: "postgres" | "pglite" | "pglite-socket"; close: () => Promise<void> };
+
+function connectPostgres(options: string | postgres.Options<Record<string, never>>): DbHandle {
+  const client =
+    typeof options === "string"
+      ? postgres(options, { onnotice: () => undefined, max: 10 })
+      : postgres({ ...options, onnotice: () => undefined });
+  const db = drizzlePostgres(client, { schema });
+  return { db: db as unknown as Db, driver: "postgres", close: () => client.end({ timeout: 5 }) };
+}
+
+/** "path:/x/pg.sock" or "127.0.0.1:5433" as published in the data-dir lock. */
+function socketOptions(address: string): postgres.Options<Record<string, never>> {
+  const common = { database: "postgres", username: "postgres", max: 1, prepare: false } as const;
+  if (address.startsWith("/")) return { ...common, path: address };
+  const [host, port] = address.split(":");
+  return { ...common, host, port: Number(port) };
+}
+
+/**
+ * Opens the database: postgres.js when DATABASE_URL is set, else the embedded PGlite in the data
+ * dir. A "server" owns the embedded dir; a "tool" (the CLI) goes through the owner's socket.
+ * Migrations are applied on open (several nodes on one Postgres serialise on an advisory lock).
+ */
+export async function openDb(opts: { databaseUrl?: string; dataDir: string; role: "server" | "tool" }): Promise<DbHandle> {
+  if (opts.databaseUrl) {
+    const handle = connectPostgres(opts.databaseUrl);
+    await migratePostgresDb(handle.db as never);
+    return handle;
+  }
+  const embedded = opts.role === "server" ? await openAsServer(opts.dataDir) : await openAsTool(opts.dataDir);
+  if (embedded.kind === "client") {
+    // The owner has already migrated the database before publishing its socket.
+    return { ...connectPostgres(socketOptions(embedded.address)), driver: "pglite-socket" };
+  }
+  const db = drizzlePglite(embedded.pg, { schema });
+  await migratePgliteDb(db as never);
+  await embedded.serve();
+  return { db: db as unknown as Db, driver: "pglite", close: embedded.close };
+}

@@ -1,0 +1,20 @@
+import { env } from "../env";
+import { openDb, type DbHandle } from "./client";
+
+export type { Db, DbOrTx, Tx } from "./types";
+export { queryRows } from "./types";
+
+type Holder = { __easelDb?: Promise<DbHandle> };
+const holder = globalThis as Holder;
+
+/**
+ * The server process's database, opened once per process. Cached on globalThis because Next.js
+ * loads route bundles and instrumentation as separate module graphs in one process.
+ */
+export function serverDb(): Promise<DbHandle> {
+  holder.__easelDb ??= openDb({ databaseUrl: env().DATABASE_URL, dataDir: env().dataDir, role: "server" }).catch((err) => {
+    holder.__easelDb = undefined;
+    throw err;
+  });
+  return holder.__easelDb;
+}

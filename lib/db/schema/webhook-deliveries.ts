@@ -1,0 +1,26 @@
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, id } from "./_columns";
+import { triggers } from "./triggers";
+
+/** One row per delivery attempt; every attempt of one message shares its webhook-id (message_id). */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: id(),
+    triggerId: text("trigger_id")
+      .notNull()
+      .references(() => triggers.id, { onDelete: "cascade" }),
+    messageId: text("message_id").notNull(),
+    event: text("event").notNull(),
+    payload: jsonb("payload").notNull(),
+    attempt: integer("attempt").notNull(),
+    status: text("status").$type<"succeeded" | "failed">().notNull(),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    durationMs: integer("duration_ms"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_deliveries_trigger_idx").on(t.triggerId, t.id)],
+);
+
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;

@@ -1,0 +1,18 @@
+import type { SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import type * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** The app's database, whichever driver is behind it (postgres.js or PGlite). */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Functions that may run inside a caller's transaction take this. Inside `db.transaction`, always use `tx`: on PGlite the outer `db` waits for the transaction and hangs. */
+export type DbOrTx = Db | Tx;
+
+/** `execute()` answers `{rows}` on PGlite and an array on postgres.js; this hides the difference. */
+export async function queryRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown;
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

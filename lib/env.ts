@@ -1,0 +1,54 @@
+import path from "node:path";
+import { z } from "zod";
+
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n <= 0) {
+        ctx.addIssue({ code: "custom", message: `must be a positive integer, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+/** Every environment variable Easel reads, validated once. docs/configuration.md lists them. */
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  EASEL_DATA_DIR: z.string().default("./.data"),
+  EASEL_PUBLIC_URL: z.url().optional(),
+  EASEL_RATE_LIMIT_PER_MIN: positiveInt(600),
+  EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: positiveInt(300),
+  EASEL_WEBHOOK_ALLOW_PRIVATE: flag,
+  EASEL_TEST_CLOCK: flag,
+  EASEL_WEBHOOK_RETRY_SCHEDULE: z.string().optional(),
+  EASEL_MAX_UPLOAD_BYTES: positiveInt(5 * 1024 * 1024 * 1024),
+});
+
+export type Env = z.infer<typeof EnvSchema> & { dataDir: string };
+
+let cached: Env | null = null;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = EnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new Error(`Invalid environment: ${first?.path.join(".")} ${first?.message}`);
+  }
+  cached = { ...parsed.data, dataDir: path.resolve(parsed.data.EASEL_DATA_DIR) };
+  return cached;
+}
+
+/** Tests change process.env between files; they call this to re-read it. */
+export function resetEnvCache() {
+  cached = null;
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { DomainError, type ErrorCode } from "../errors";
+
+/** A field whose failure needs its own code instead of validation_failed (e.g. version_number → invalid_version_number). */
+export type FieldCodes = Record<string, ErrorCode>;
+
+function fieldOf(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String);
+  if (issue.code === "unrecognized_keys" && issue.keys.length) path.push(issue.keys[0]);
+  return path.join(".") || "body";
+}
+
+function issueMessage(issue: z.core.$ZodIssue, field: string): string {
+  if (issue.code === "invalid_type" && issue.input === undefined) return `${field} is required`;
+  return `${field}: ${issue.message}`;
+}
+
+export function validationError(error: z.ZodError, fieldCodes: FieldCodes = {}): DomainError {
+  const issue = error.issues[0];
+  const field = fieldOf(issue);
+  const leaf = field.split(".").at(-1) ?? field;
+  const code = fieldCodes[field] ?? fieldCodes[leaf] ?? "validation_failed";
+  return new DomainError(code, issueMessage(issue, field), { field });
+}
+
+/** Parses a JSON object body: not JSON (or not an object) → 400 invalid_json; schema failure → 422 naming the field. */
+export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
+  const text = await req.text();
+  let value: unknown;
+  try {
+    value = text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new DomainError("invalid_json", "The request body is not valid JSON");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new DomainError("invalid_json", "The request body must be a JSON object");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationError(parsed.error, fieldCodes);
+  return parsed.data;
+}
+
+export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(req.url).searchParams);
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw validationError(parsed.error);
+  return parsed.data;
+}
+
+/** A query integer: digits only, so "2.5", "-1" and "abc" fail instead of being coerced. */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+export const queryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");

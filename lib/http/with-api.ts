@@ -1,0 +1,125 @@
+import { authenticate } from "../auth/authenticate";
+import { hasScope, principalKey, type Principal } from "../auth/principal";
+import type { Scope, Workspace } from "../db/schema";
+import { getDeps, type Deps } from "../deps";
+import { env } from "../env";
+import { DomainError } from "../errors";
+import { withCors } from "./cors";
+import { toErrorResponse } from "./envelope";
+import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
+import { clientAddress, consume, rateHeaders, type RateState } from "./rate-limit";
+
+export type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+export type ApiOptions = {
+  scope: Scope;
+  /** Opt-in for the seven read routes a board access token may call; every other route refuses it. */
+  boardToken?: boolean;
+  /** Only an API token may call (access_tokens): a browser session is refused with api_token_required. */
+  apiTokenOnly?: boolean;
+  /** The token needs the webhooks permission (trigger routes). */
+  webhooks?: boolean;
+  /** Whether the path carries a workspace slug to resolve (default: when params has `slug`). */
+  workspace?: boolean;
+};
+
+export type ApiContext<W extends Workspace | null = Workspace> = {
+  req: Request;
+  params: Record<string, string>;
+  principal: Principal;
+  workspace: W;
+  deps: Deps;
+};
+
+type Handler<W extends Workspace | null> = (ctx: ApiContext<W>) => Promise<Response>;
+
+function gate(principal: Principal, opts: ApiOptions) {
+  if (principal.kind === "board" && !opts.boardToken) {
+    throw new DomainError("board_scoped_token", "A board access token cannot be used on this endpoint");
+  }
+  if (opts.apiTokenOnly && principal.kind !== "api") {
+    throw new DomainError(principal.kind === "board" ? "board_scoped_token" : "api_token_required", "Only an API token may call this endpoint");
+  }
+  if (opts.webhooks && !(principal.kind === "api" && principal.webhooks) && principal.kind !== "session") {
+    throw new DomainError("webhook_permission_required", "This API token lacks the webhooks permission");
+  }
+  if (!hasScope(principal, opts.scope)) {
+    throw new DomainError("insufficient_scope", `This token lacks the ${opts.scope} scope`, { required_scope: opts.scope });
+  }
+}
+
+function limitFor(principal: Principal | null) {
+  return principal?.kind === "board" ? env().EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN : env().EASEL_RATE_LIMIT_PER_MIN;
+}
+
+/**
+ * The one wrapper of every /v1 handler, in this order so statuses are predictable: authenticate
+ * (401) → rate limit (429) → board-token gate, API-token-only, webhooks permission, scope (403) →
+ * workspace of the path (404) → Idempotency-Key replay → handler. Everything thrown is rendered
+ * in the error envelope; every response carries the RateLimit-* headers.
+ */
+export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions, handler: Handler<W>) {
+  return async (req: Request, ctx: RouteContext): Promise<Response> => {
+    let rate: RateState | null = null;
+    let response: Response;
+    try {
+      const params = flattenParams(await ctx.params);
+      const deps = await getDeps();
+      const principal = await authenticate(req, deps);
+      rate = consume(principalKey(principal), limitFor(principal));
+      if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
+      gate(principal, opts);
+      const wantsWorkspace = opts.workspace ?? typeof params.slug === "string";
+      const workspace = (wantsWorkspace ? await resolveWorkspace(deps, params.slug, principal) : null) as W;
+      const run = () => handler({ req, params, principal, workspace, deps });
+      response = await idempotent(req, deps, principal, run);
+    } catch (err) {
+      response = toErrorResponse(err);
+    }
+    rate ??= consume(`ip:${clientAddress(req)}`, limitFor(null));
+    for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
+    return withCors(response);
+  };
+}
+
+async function resolveWorkspace(deps: Deps, slug: string, principal: Principal) {
+  const { workspaceForPrincipal } = await import("../workspaces/get-workspace");
+  return workspaceForPrincipal(deps.db, slug, principal);
+}
+
+function flattenParams(raw: Record<string, string | string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw ?? {})) out[k] = Array.isArray(v) ? v.join("/") : v;
+  return out;
+}
+
+/** POST with an Idempotency-Key: the same key and body within 24 h replays the first response. */
+async function idempotent(req: Request, deps: Deps, principal: Principal, run: () => Promise<Response>): Promise<Response> {
+  const key = req.headers.get("idempotency-key");
+  if (req.method !== "POST" || !key || principal.kind === "board") return run();
+  const body = await req.clone().text();
+  const who = principalKey(principal);
+  const replay = await claimKey(deps.db, who, key, requestHash(req.method, new URL(req.url).pathname, body), deps.clock());
+  if (replay) {
+    return Response.json(replay.body, { status: replay.status, headers: { "Idempotent-Replayed": "true" } });
+  }
+  let response: Response;
+  try {
+    response = await run();
+  } catch (err) {
+    response = toErrorResponse(err);
+  }
+  if (response.status >= 500) {
+    await forgetKey(deps.db, who, key);
+    return response;
+  }
+  const text = await response.clone().text();
+  let stored: unknown = null;
+  try {
+    stored = text ? JSON.parse(text) : null;
+  } catch {
+    stored = null;
+  }
+  await rememberResponse(deps.db, who, key, response.status, stored);
+  return response;
+}

@@ -1,0 +1,16 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(__dirname) } },
+  test: {
+    environment: "node",
+    include: ["lib/**/*.test.ts", "tests/**/*.test.ts"],
+    globalSetup: ["tests/setup/global.ts"],
+    setupFiles: ["tests/setup/per-file.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // Two cores: more workers only add PGlite instances (~0.3 GB each) without more speed.
+    maxWorkers: 2,
+  },
+});
