@@ -37,7 +37,6 @@ export const ERROR_STATUS = {
   // beyond the contract (docs/api.md)
   idempotency_key_reused: 422,
   idempotency_request_in_progress: 409,
-  board_cycle: 422,
   storage_unavailable: 503,
   internal: 500,
 } as const;

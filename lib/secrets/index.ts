@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { settings } from "../db/schema";
 
-export type SecretName = "board_token_key" | "signed_storage_id_key" | "object_store_secret_key" | "object_store_access_key" | "jobs_signing_key" | "auth_secret";
+export type SecretName = "board_token_key" | "signed_storage_id_key" | "object_store_secret_key" | "object_store_access_key" | "jobs_signing_key" | "auth_secret" | "media_url_key";
 
 const cache = ((globalThis as { __easelSecrets?: Map<string, string> }).__easelSecrets ??= new Map());
 

@@ -1,0 +1,29 @@
+import { findBoard } from "../boards";
+import type { Deps } from "../deps";
+import type { Workspace } from "../db/schema";
+import { notFound } from "../errors";
+import { getSecret } from "../secrets";
+import { signBoardToken } from "./board-token-jwt";
+
+export const BOARD_TOKEN_MIN_SECONDS = 60;
+export const BOARD_TOKEN_MAX_SECONDS = 3600;
+
+/** Mints a read-only board access token for a board of the workspace (and its sub-boards). */
+export async function createBoardToken(deps: Deps, input: { workspace: Workspace; boardToken: string; expiresIn: number }) {
+  const board = await findBoard(deps.db, input.workspace.id, input.boardToken);
+  if (!board) throw notFound("board_not_found", "Board");
+  const secret = await getSecret(deps.db, "board_token_key");
+  const { token, expiresAt } = await signBoardToken(secret, {
+    workspaceId: input.workspace.id,
+    boardToken: board.board.token,
+    now: deps.clock(),
+    expiresInSeconds: input.expiresIn,
+  });
+  return {
+    access_token: token,
+    token_type: "Bearer" as const,
+    board_token: board.board.token,
+    expires_in: input.expiresIn,
+    expires_at: expiresAt.toISOString(),
+  };
+}

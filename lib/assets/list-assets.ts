@@ -1,0 +1,50 @@
+import { and, count, desc, eq, exists, inArray, sql, type SQL } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { assetBoards, assets, type Workspace } from "../db/schema";
+import type { MediaLinker } from "../media/links";
+import { offsetOf, pagy, type Page } from "../http/pagination";
+import { boardTokensByAsset } from "./board-tokens";
+import { toAssetJson } from "./present";
+
+export type AssetFilter = {
+  workspace: Workspace;
+  /** Only assets on at least one of these boards (null: the whole workspace). */
+  boardIds: number[] | null;
+  /** Case-insensitive substring of title, description, text, a tag or a field value. */
+  query?: string;
+};
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Does any searchable text of the asset contain `term`? */
+export function textMatches(term: string): SQL {
+  const pattern = `%${escapeLike(term)}%`;
+  return sql`(${assets.title} ilike ${pattern} or coalesce(${assets.description}, '') ilike ${pattern}
+    or coalesce(${assets.text}, '') ilike ${pattern} or array_to_string(${assets.tags}, ' ') ilike ${pattern}
+    or exists (select 1 from jsonb_each_text(${assets.fields}) f where f.value ilike ${pattern}))`;
+}
+
+export function assetWhere(filter: AssetFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [eq(assets.workspaceId, filter.workspace.id)];
+  if (filter.boardIds) {
+    const ids = filter.boardIds.length ? filter.boardIds : [-1];
+    parts.push(
+      exists(
+        sql`(select 1 from ${assetBoards} where ${assetBoards.assetId} = ${assets.id} and ${inArray(assetBoards.boardId, ids)})`,
+      ),
+    );
+  }
+  if (filter.query?.trim()) parts.push(textMatches(filter.query.trim()));
+  return and(...parts);
+}
+
+/** A page of assets, newest first, each with its board tokens (two queries for the whole page). */
+export async function listAssets(deps: Deps, filter: AssetFilter, page: Page, link: MediaLinker) {
+  const where = assetWhere(filter);
+  const [rows, [{ total }]] = await Promise.all([
+    deps.db.select().from(assets).where(where).orderBy(desc(assets.createdAt), desc(assets.id)).limit(page.perPage).offset(offsetOf(page)),
+    deps.db.select({ total: count() }).from(assets).where(where),
+  ]);
+  const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.id));
+  return { data: rows.map((a) => toAssetJson(a, tokens.get(a.id) ?? [], link)), pagy: pagy(page, rows.length, total) };
+}

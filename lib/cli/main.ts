@@ -1,0 +1,44 @@
+import { openDb } from "../db/client";
+import { env } from "../env";
+import { DomainError } from "../errors";
+import { COMMANDS, UsageError } from "./commands";
+
+/**
+ * `npm run easel -- <command>`: the admin CLI. It reads the same environment as the server
+ * (DATABASE_URL or EASEL_DATA_DIR). On the embedded database it goes through the running server's
+ * socket instead of opening the data dir a second time. Every command is a single statement, so it
+ * never holds a transaction open on the server's one PGlite session.
+ */
+async function main(argv: string[]): Promise<number> {
+  const key = argv.slice(0, 2).join(" ");
+  const command = COMMANDS[key];
+  if (!command) {
+    console.error(`unknown command "${key}"\ncommands:\n${Object.values(COMMANDS).map((c) => `  npm run easel -- ${c.usage}`).join("\n")}`);
+    return 2;
+  }
+  const handle = await openDb({ databaseUrl: env().DATABASE_URL, dataDir: env().dataDir, role: "tool" });
+  try {
+    await command.run(handle.db, argv.slice(2), { out: (line) => console.log(line) });
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      return 2;
+    }
+    if (err instanceof DomainError) {
+      console.error(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await handle.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`error: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

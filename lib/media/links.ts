@@ -1,0 +1,38 @@
+import crypto from "node:crypto";
+
+/**
+ * Public links to an asset's media. They name the asset token, not a storage object, so links
+ * already handed out serve the new content after a version write. Each carries an expiry and an
+ * HMAC signature; browser code holding a board access token may use `?token=` instead (the media
+ * route checks the asset is inside the token's boards).
+ */
+export type MediaKind = "display" | "stream" | "thumb-small" | "thumb-medium" | "thumb-large" | "original";
+
+export const MEDIA_LINK_TTL_SECONDS = 7 * 24 * 3600;
+
+export function mediaPath(assetToken: string, kind: MediaKind, file?: string): string {
+  return `/media/${assetToken}/${kind}${file ? `/${file}` : ""}`;
+}
+
+export function signMediaPath(secret: string, path: string, expiresAt: number): string {
+  return crypto.createHmac("sha256", secret).update(`${path}\n${expiresAt}`).digest("base64url");
+}
+
+export function verifyMediaSignature(secret: string, path: string, expiresAt: number, sig: string, nowMs: number): boolean {
+  if (!Number.isFinite(expiresAt) || expiresAt * 1000 < nowMs) return false;
+  const want = Buffer.from(signMediaPath(secret, path, expiresAt));
+  const got = Buffer.from(sig);
+  return want.length === got.length && crypto.timingSafeEqual(want, got);
+}
+
+export type MediaLinker = (assetToken: string, kind: MediaKind) => string;
+
+/** Builds absolute signed links on `baseUrl`, valid MEDIA_LINK_TTL_SECONDS from `now`. */
+export function mediaLinker(baseUrl: string, secret: string, now: Date): MediaLinker {
+  // Expiry rounded to the hour so repeated reads of one asset hand out identical, cacheable links.
+  const expiresAt = Math.ceil((now.getTime() / 1000 + MEDIA_LINK_TTL_SECONDS) / 3600) * 3600;
+  return (assetToken, kind) => {
+    const path = mediaPath(assetToken, kind);
+    return `${baseUrl}${path}?exp=${expiresAt}&sig=${signMediaPath(secret, path, expiresAt)}`;
+  };
+}
