@@ -20,7 +20,7 @@ let server: DbHandle;
 
 /** Runs the CLI as its own process; asynchronously, since this process serves its database. */
 function easel(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; last: string }> {
-  const env = { ...process.env, EASEL_DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, EASEL_DATA_DIR: dataDir };
   delete env.DATABASE_URL;
   return new Promise((resolve) => {
     execFile(process.execPath, ["--import", "tsx", "lib/cli/main.ts", ...args], { env, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => {
