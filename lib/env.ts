@@ -31,6 +31,16 @@ const EnvSchema = z.object({
   EASEL_TEST_CLOCK: flag,
   EASEL_WEBHOOK_RETRY_SCHEDULE: z.string().optional(),
   EASEL_MAX_UPLOAD_BYTES: positiveInt(5 * 1024 * 1024 * 1024),
+  // Storage (docs/storage.md). EASEL_S3_BUCKET set: s3 workspaces use that bucket, not the embedded store.
+  EASEL_S3_ENDPOINT: z.url().optional(),
+  EASEL_S3_REGION: z.string().min(1).optional(),
+  EASEL_S3_BUCKET: z.string().min(1).optional(),
+  EASEL_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  EASEL_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  EASEL_S3_FORCE_PATH_STYLE: flag,
+  // EASEL_GCS_BUCKET set: gcs workspaces use Google Cloud Storage, signing with the service account in EASEL_GCS_CREDENTIALS.
+  EASEL_GCS_BUCKET: z.string().min(1).optional(),
+  EASEL_GCS_CREDENTIALS: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string };

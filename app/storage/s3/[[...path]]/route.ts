@@ -1,0 +1,8 @@
+// /storage/s3/:bucket/:key — the embedded object store's S3 endpoint (signed requests only; see docs/storage.md)
+import { serveS3 } from "@/lib/objectstore";
+
+export const dynamic = "force-dynamic";
+
+const handle = (req: Request) => serveS3(req);
+
+export { handle as GET, handle as HEAD, handle as PUT, handle as POST, handle as DELETE, handle as OPTIONS };

@@ -1,0 +1,173 @@
+import crypto from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { isMissing, readJson, writeJsonAtomic } from "./atomic";
+import { withLock } from "./lock";
+import { randomId, randomName, isValidId, type Layout } from "./layout";
+import { commitObject, NoSuchBucketError, type ObjectRecord, type StoredHeaders } from "./objects";
+import { forgetUpload, notePartCommitted, wholeMd5 } from "./part-digest";
+import type { Received } from "./receive";
+
+/** S3's floor for every part but the last. */
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
+export const MAX_PART_NUMBER = 10_000;
+
+export type UploadRecord = {
+  uploadId: string;
+  bucket: string;
+  key: string;
+  contentType: string;
+  headers: StoredHeaders;
+  userMetadata: Record<string, string>;
+  initiated: string;
+};
+
+export type PartRecord = { partNumber: number; size: number; md5: string; lastModified: string; dataFile: string };
+
+/** Failures named as S3 names them (this module only serves the S3 protocol). */
+export class MultipartError extends Error {
+  constructor(
+    readonly code: "NoSuchUpload" | "InvalidPart" | "InvalidPartOrder" | "EntityTooSmall",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const noSuchUpload = () => new MultipartError("NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.");
+const partRecordPath = (dir: string, n: number) => path.join(dir, `${n}.json`);
+
+export async function createUpload(lay: Layout, init: Omit<UploadRecord, "uploadId" | "initiated">, now: Date): Promise<UploadRecord> {
+  if (!(await headBucketMarker(lay, init.bucket))) throw new NoSuchBucketError(init.bucket);
+  const upload: UploadRecord = { ...init, uploadId: randomId(), initiated: now.toISOString() };
+  await fs.mkdir(lay.uploadDir(upload.uploadId), { recursive: true });
+  await writeJsonAtomic(lay, path.join(lay.uploadDir(upload.uploadId), "upload.json"), upload);
+  return upload;
+}
+
+async function headBucketMarker(lay: Layout, bucket: string) {
+  return (await readJson(lay.bucketMarker(bucket))) !== null;
+}
+
+/** The upload, if it exists and belongs to this bucket and key (an id is only valid for its own object). */
+export async function getUpload(lay: Layout, bucket: string, key: string, uploadId: string): Promise<UploadRecord | null> {
+  if (!isValidId(uploadId)) return null;
+  const upload = await readJson<UploadRecord>(path.join(lay.uploadDir(uploadId), "upload.json"));
+  return upload && upload.bucket === bucket && upload.key === key ? upload : null;
+}
+
+/** Files a fully received part; a part sent again under the same number replaces the earlier one. */
+export async function commitPart(lay: Layout, upload: UploadRecord, partNumber: number, received: Received, now: Date): Promise<PartRecord> {
+  const dir = lay.uploadDir(upload.uploadId);
+  return withLock(`upload:${upload.uploadId}`, async () => {
+    if (!(await readJson(path.join(dir, "upload.json")))) {
+      await fs.rm(received.path, { force: true });
+      throw noSuchUpload();
+    }
+    const dataFile = `${partNumber}.${randomName()}.part`;
+    await fs.rename(received.path, path.join(dir, dataFile));
+    const previous = await readJson<PartRecord>(partRecordPath(dir, partNumber));
+    const part: PartRecord = { partNumber, size: received.size, md5: received.md5.toString("hex"), lastModified: now.toISOString(), dataFile };
+    await writeJsonAtomic(lay, partRecordPath(dir, partNumber), part);
+    if (previous) await fs.rm(path.join(dir, previous.dataFile), { force: true });
+    notePartCommitted(upload.uploadId, partNumber, path.join(dir, dataFile));
+    return part;
+  });
+}
+
+export async function listParts(lay: Layout, upload: UploadRecord): Promise<PartRecord[]> {
+  const dir = lay.uploadDir(upload.uploadId);
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (err) {
+    if (isMissing(err)) throw noSuchUpload();
+    throw err;
+  }
+  const parts: PartRecord[] = [];
+  for (const name of names) {
+    if (!/^\d+\.json$/.test(name)) continue;
+    const part = await readJson<PartRecord>(path.join(dir, name));
+    if (part) parts.push(part);
+  }
+  return parts.sort((a, b) => a.partNumber - b.partNumber);
+}
+
+/**
+ * Makes the listed parts the object. The parts' files become the object's segments as they are
+ * (moved, not copied: every byte is written to disk once); the whole object's md5 is computed from
+ * them first, and the object is committed only then. Parts not listed are discarded with the upload.
+ */
+export async function completeUpload(
+  lay: Layout,
+  upload: UploadRecord,
+  requested: { partNumber: number; etag: string }[],
+  now: Date,
+): Promise<ObjectRecord> {
+  return withLock(`upload:${upload.uploadId}`, async () => {
+    const dir = lay.uploadDir(upload.uploadId);
+    const stored = new Map((await listParts(lay, upload)).map((p) => [p.partNumber, p]));
+    const chosen = choosePartsOrThrow(requested, stored);
+    const files = chosen.map((p) => ({ path: path.join(dir, p.dataFile), size: p.size }));
+    const partsDigest = crypto.createHash("md5");
+    for (const part of chosen) partsDigest.update(Buffer.from(part.md5, "hex"));
+    const record = await commitObject(
+      lay,
+      upload.bucket,
+      upload.key,
+      files,
+      {
+        size: chosen.reduce((sum, p) => sum + p.size, 0),
+        md5: await wholeMd5(upload.uploadId, files),
+        etag: `${partsDigest.digest("hex")}-${chosen.length}`,
+        contentType: upload.contentType,
+        headers: upload.headers,
+        userMetadata: upload.userMetadata,
+      },
+      now,
+    );
+    await fs.rm(dir, { recursive: true, force: true });
+    forgetUpload(upload.uploadId);
+    return record;
+  });
+}
+
+function choosePartsOrThrow(requested: { partNumber: number; etag: string }[], stored: Map<number, PartRecord>): PartRecord[] {
+  const chosen: PartRecord[] = [];
+  let last = 0;
+  for (const { partNumber, etag } of requested) {
+    if (partNumber <= last) throw new MultipartError("InvalidPartOrder", "The list of parts was not in ascending order. Parts must be ordered by part number.");
+    last = partNumber;
+    const part = stored.get(partNumber);
+    if (!part || part.md5 !== etag.replace(/"/g, "").toLowerCase()) {
+      throw new MultipartError("InvalidPart", `Part ${partNumber} could not be found, or its ETag does not match. Upload the part, then list the parts to get its ETag.`);
+    }
+    chosen.push(part);
+  }
+  if (!chosen.length) throw new MultipartError("InvalidPart", "The request named no parts.");
+  const small = chosen.slice(0, -1).find((p) => p.size < MIN_PART_BYTES);
+  if (small) throw new MultipartError("EntityTooSmall", `Part ${small.partNumber} is ${small.size} bytes; every part but the last must be at least ${MIN_PART_BYTES} bytes.`);
+  return chosen;
+}
+
+export async function abortUpload(lay: Layout, upload: UploadRecord): Promise<void> {
+  await withLock(`upload:${upload.uploadId}`, () => fs.rm(lay.uploadDir(upload.uploadId), { recursive: true, force: true }));
+  forgetUpload(upload.uploadId);
+}
+
+/** Uploads in progress for a bucket, oldest first (ListMultipartUploads). */
+export async function listUploads(lay: Layout, bucket: string): Promise<UploadRecord[]> {
+  let ids: string[];
+  try {
+    ids = await fs.readdir(lay.uploadsDir);
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+  const uploads: UploadRecord[] = [];
+  for (const id of ids) {
+    const upload = await readJson<UploadRecord>(path.join(lay.uploadDir(id), "upload.json"));
+    if (upload?.bucket === bucket) uploads.push(upload);
+  }
+  return uploads.sort((a, b) => (a.key === b.key ? a.initiated.localeCompare(b.initiated) : a.key < b.key ? -1 : 1));
+}

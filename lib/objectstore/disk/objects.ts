@@ -1,0 +1,208 @@
+import fs from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { isMissing, readJson, syncDir, writeJsonAtomic } from "./atomic";
+import { withLock } from "./lock";
+import { randomName, keyHash, type Layout } from "./layout";
+import { pin, retire, unpin } from "./pins";
+
+/** Response headers an object keeps from its upload (S3 and GCS both replay them on GET). */
+export type StoredHeaders = Partial<Record<"cache-control" | "content-disposition" | "content-encoding" | "content-language" | "expires", string>>;
+
+/** One file holding a run of the object's bytes, in order (a multipart object keeps one per part). */
+export type Segment = { file: string; size: number };
+
+export type ObjectRecord = {
+  key: string;
+  size: number;
+  /** md5 of the whole object, hex, computed from its bytes as they arrived. */
+  md5: string;
+  /** S3 ETag without quotes: the md5 for a single PUT, md5-of-part-md5s "-N" for multipart. */
+  etag: string;
+  contentType: string;
+  lastModified: string;
+  /** Files (in the record's folder) that hold the bytes, concatenated in this order. */
+  segments: Segment[];
+  headers: StoredHeaders;
+  userMetadata: Record<string, string>;
+};
+
+export type NewObject = Omit<ObjectRecord, "key" | "segments" | "lastModified">;
+
+/** A fully received file, flushed to disk, waiting to become (part of) an object. */
+export type ReceivedFile = { path: string; size: number };
+
+export class NoSuchBucketError extends Error {
+  constructor(readonly bucket: string) {
+    super(`bucket ${bucket} does not exist`);
+  }
+}
+
+export async function bucketExists(lay: Layout, bucket: string): Promise<boolean> {
+  try {
+    await fs.access(lay.bucketMarker(bucket));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function requireBucket(lay: Layout, bucket: string) {
+  if (!(await bucketExists(lay, bucket))) throw new NoSuchBucketError(bucket);
+}
+
+const segmentPaths = (lay: Layout, bucket: string, record: ObjectRecord) => record.segments.map((s) => path.join(lay.objectDir(bucket, record.key), s.file));
+
+/**
+ * Makes received files (in order) the object `key`. The files are moved, never copied: a
+ * multipart upload's parts become the object's segments as they are. The record is the commit
+ * point, renamed into place after the files, so a reader sees the previous object or the new one,
+ * never a partial one. The replaced object's files are retired afterwards.
+ */
+export async function commitObject(lay: Layout, bucket: string, key: string, files: ReceivedFile[], object: NewObject, now: Date): Promise<ObjectRecord> {
+  await requireBucket(lay, bucket);
+  return withLock(`object:${bucket}/${key}`, async () => {
+    const dir = lay.objectDir(bucket, key);
+    await fs.mkdir(dir, { recursive: true });
+    const stem = `${keyHash(key)}.${randomName()}`;
+    const segments: Segment[] = [];
+    // On failure the files go back where they came from: the caller still owns them (a failed
+    // completion leaves the upload's parts in place, ready for another attempt).
+    const putBack = () => Promise.all(segments.map((s, i) => fs.rename(path.join(dir, s.file), files[i].path).catch(() => undefined)));
+    let previous: ObjectRecord | null;
+    const record: ObjectRecord = { ...object, key, segments, lastModified: now.toISOString() };
+    try {
+      for (const [i, f] of files.entries()) {
+        const file = files.length === 1 ? `${stem}.data` : `${stem}.${i + 1}.data`;
+        await fs.rename(f.path, path.join(dir, file));
+        segments.push({ file, size: f.size });
+      }
+      await syncDir(dir);
+      previous = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+      await writeJsonAtomic(lay, lay.objectRecord(bucket, key), record);
+    } catch (err) {
+      await putBack();
+      throw err;
+    }
+    if (previous) await retire(segmentPaths(lay, bucket, previous));
+    return record;
+  });
+}
+
+export async function headObject(lay: Layout, bucket: string, key: string): Promise<ObjectRecord | null> {
+  await requireBucket(lay, bucket);
+  return readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+}
+
+export type OpenedObject = { record: ObjectRecord; stream: Readable; start: number; end: number };
+
+/**
+ * Streams an object's bytes (inclusive range) across its segments. Its files are pinned for the
+ * life of the stream, so an overwrite or delete landing meanwhile cannot cut the read short.
+ */
+export async function openObject(lay: Layout, bucket: string, key: string, range?: { start: number; end: number }): Promise<OpenedObject | null> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const record = await headObject(lay, bucket, key);
+    if (!record) return null;
+    const files = segmentPaths(lay, bucket, record);
+    pin(files);
+    // Still the current record once pinned: its files cannot be removed from here on.
+    const current = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+    if (current?.segments[0]?.file !== record.segments[0]?.file) {
+      await unpin(files);
+      continue;
+    }
+    const start = range?.start ?? 0;
+    const end = range?.end ?? record.size - 1;
+    return { record, stream: Readable.from(readSegments(record.segments, files, start, end), { objectMode: false }), start, end };
+  }
+  return null;
+}
+
+async function* readSegments(segments: Segment[], files: string[], start: number, end: number): AsyncGenerator<Buffer> {
+  try {
+    let offset = 0;
+    for (const [i, segment] of segments.entries()) {
+      const from = Math.max(start, offset);
+      const to = Math.min(end, offset + segment.size - 1);
+      if (from <= to) {
+        for await (const chunk of createReadStream(files[i], { start: from - offset, end: to - offset, highWaterMark: 1024 * 1024 })) yield chunk as Buffer;
+      }
+      offset += segment.size;
+      if (offset > end) break;
+    }
+  } finally {
+    await unpin(files);
+  }
+}
+
+export async function deleteObject(lay: Layout, bucket: string, key: string): Promise<boolean> {
+  await requireBucket(lay, bucket);
+  return withLock(`object:${bucket}/${key}`, async () => {
+    const recordPath = lay.objectRecord(bucket, key);
+    const record = await readJson<ObjectRecord>(recordPath);
+    if (!record) return false;
+    await fs.rm(recordPath, { force: true });
+    await syncDir(path.dirname(recordPath));
+    await retire(segmentPaths(lay, bucket, record));
+    return true;
+  });
+}
+
+/** Every object of a bucket, sorted by key (UTF-8 byte order, as S3 lists). */
+export async function listAllObjects(lay: Layout, bucket: string): Promise<ObjectRecord[]> {
+  await requireBucket(lay, bucket);
+  const out: ObjectRecord[] = [];
+  const shards = await fs.readdir(lay.bucketDir(bucket), { withFileTypes: true });
+  for (const shard of shards) {
+    if (!shard.isDirectory()) continue;
+    const dir = path.join(lay.bucketDir(bucket), shard.name);
+    for (const name of await fs.readdir(dir)) {
+      if (!name.endsWith(".json")) continue;
+      const record = await readJson<ObjectRecord>(path.join(dir, name));
+      if (record) out.push(record);
+    }
+  }
+  return out.sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/** S3 orders keys by their UTF-8 bytes. */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+export async function createBucket(lay: Layout, bucket: string, now: Date): Promise<"created" | "exists"> {
+  await fs.mkdir(lay.bucketDir(bucket), { recursive: true });
+  try {
+    const fh = await fs.open(lay.bucketMarker(bucket), "wx");
+    await fh.writeFile(JSON.stringify({ created: now.toISOString() }));
+    await fh.close();
+    return "created";
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return "exists";
+    throw err;
+  }
+}
+
+export async function deleteBucket(lay: Layout, bucket: string): Promise<"deleted" | "not_empty"> {
+  if ((await listAllObjects(lay, bucket)).length) return "not_empty";
+  await fs.rm(lay.bucketDir(bucket), { recursive: true, force: true });
+  return "deleted";
+}
+
+export async function listBuckets(lay: Layout): Promise<{ name: string; created: string }[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(lay.root);
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+  const out: { name: string; created: string }[] = [];
+  for (const name of names.filter((n) => !n.startsWith(".")).sort()) {
+    const marker = await readJson<{ created: string }>(lay.bucketMarker(name));
+    if (marker) out.push({ name, created: marker.created });
+  }
+  return out;
+}

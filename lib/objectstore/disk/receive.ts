@@ -1,0 +1,157 @@
+import crypto, { type Hash } from "node:crypto";
+import fs, { type FileHandle } from "node:fs/promises";
+import type { Layout } from "./layout";
+
+/** Why a request body could not be stored. Each protocol maps these to its own error answers. */
+export class BodyError extends Error {
+  constructor(
+    readonly reason: "aborted" | "too_large" | "incomplete",
+    message: string,
+  ) {
+    super(message);
+    this.name = "BodyError";
+  }
+}
+
+/** A request body (web stream; async-iterable at run time in Node) or any other byte source. */
+export type Body = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+
+export function iterate(body: Exclude<Body, null>): AsyncIterable<Uint8Array> {
+  return body as AsyncIterable<Uint8Array>;
+}
+
+export type Received = { path: string; size: number; md5: Buffer; sha256: string | null };
+
+/** Bytes gathered before one write call: large enough to keep syscalls few, small enough to keep memory flat. */
+const BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Streams `body` into `fh` from `position`, feeding every stored byte to `hashes`. One write is in
+ * flight while the next batch is received and hashed, so disk and network overlap; at most two
+ * batches (2 MiB) are held per request whatever the body's size. The first `skip` bytes are
+ * dropped (a resumed chunk repeating bytes already stored). Answers the bytes written and the
+ * bytes read from the body (written plus skipped).
+ */
+export async function pumpBody(
+  fh: FileHandle,
+  position: number,
+  body: Body,
+  opts: { hashes: Hash[]; maxBytes: number; skip?: number },
+): Promise<{ written: number; consumed: number }> {
+  let skip = opts.skip ?? 0;
+  let skipped = 0;
+  let written = 0;
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  let inFlight: Promise<void> | null = null;
+
+  const writeAll = async (buffers: Uint8Array[], at: number) => {
+    let offset = at;
+    let rest = buffers;
+    while (rest.length) {
+      const { bytesWritten } = await fh.writev(rest, offset);
+      offset += bytesWritten;
+      rest = dropBytes(rest, bytesWritten);
+    }
+  };
+  const flush = async () => {
+    if (inFlight) await inFlight;
+    inFlight = null;
+    if (!batchBytes) return;
+    inFlight = writeAll(batch, position + written);
+    written += batchBytes;
+    batch = [];
+    batchBytes = 0;
+  };
+
+  try {
+    if (body) {
+      for await (const raw of iterate(body)) {
+        let chunk = raw;
+        if (skip > 0) {
+          if (chunk.length <= skip) {
+            skip -= chunk.length;
+            skipped += chunk.length;
+            continue;
+          }
+          chunk = chunk.subarray(skip);
+          skipped += skip;
+          skip = 0;
+        }
+        if (written + batchBytes + chunk.length > opts.maxBytes) {
+          throw new BodyError("too_large", `the body is larger than ${opts.maxBytes} bytes`);
+        }
+        for (const h of opts.hashes) h.update(chunk);
+        batch.push(chunk);
+        batchBytes += chunk.length;
+        if (batchBytes >= BATCH_BYTES) await flush();
+      }
+    }
+    await flush();
+    if (inFlight) await inFlight;
+    return { written, consumed: written + skipped };
+  } catch (err) {
+    // Never leave a write running against a handle the caller is about to close.
+    if (inFlight) await (inFlight as Promise<void>).catch(() => undefined);
+    if (err instanceof BodyError) throw err;
+    if (isStreamAbort(err)) throw new BodyError("aborted", "the client closed the connection before the body ended");
+    throw err;
+  }
+}
+
+function dropBytes(buffers: Uint8Array[], n: number): Uint8Array[] {
+  let left = n;
+  const out: Uint8Array[] = [];
+  for (const b of buffers) {
+    if (left >= b.length) {
+      left -= b.length;
+      continue;
+    }
+    out.push(left ? b.subarray(left) : b);
+    left = 0;
+  }
+  return out;
+}
+
+/** File-system failures are ours (and rethrown); anything else thrown while reading the body is the client going away. */
+function isStreamAbort(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code && /^E[A-Z]+$/.test(code) && code !== "ECONNRESET" && code !== "EPIPE") return false;
+  return true;
+}
+
+/**
+ * Receives a whole body into a new file under .tmp, computing its md5 (and sha256 when the request
+ * declared one) on the way, flushed to disk before returning. On any failure the file is removed:
+ * a body that did not fully arrive leaves nothing behind.
+ */
+export async function receiveToTemp(
+  lay: Layout,
+  body: Body,
+  opts: { maxBytes: number; expectedLength: number | null; sha256: boolean },
+): Promise<Received> {
+  await fs.mkdir(lay.tmpDir, { recursive: true });
+  const file = lay.tmpFile();
+  const fh = await fs.open(file, "wx");
+  let open = true;
+  try {
+    const md5 = crypto.createHash("md5");
+    const sha = opts.sha256 ? crypto.createHash("sha256") : null;
+    const max = opts.expectedLength ?? opts.maxBytes;
+    if (opts.expectedLength !== null && opts.expectedLength > opts.maxBytes) {
+      throw new BodyError("too_large", `the body is larger than ${opts.maxBytes} bytes`);
+    }
+    const { written: size } = await pumpBody(fh, 0, body, { hashes: sha ? [md5, sha] : [md5], maxBytes: max });
+    if (opts.expectedLength !== null && size !== opts.expectedLength) {
+      throw new BodyError("incomplete", `received ${size} of ${opts.expectedLength} bytes`);
+    }
+    await fh.datasync();
+    open = false;
+    await fh.close();
+    return { path: file, size, md5: md5.digest(), sha256: sha ? sha.digest("hex") : null };
+  } catch (err) {
+    if (open) await fh.close().catch(() => undefined);
+    await fs.rm(file, { force: true });
+    throw err;
+  }
+}

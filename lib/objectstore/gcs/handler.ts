@@ -1,0 +1,159 @@
+import fs from "node:fs/promises";
+import type { Clock } from "../../clock";
+import { safeDecode, strictEncode } from "../canonical";
+import { storagePreflight, withStorageCors } from "../cors";
+import type { Layout } from "../disk/layout";
+import { commitObject, deleteObject, headObject, NoSuchBucketError, openObject } from "../disk/objects";
+import { BodyError, receiveToTemp } from "../disk/receive";
+import { clientOrigin } from "../origin";
+import { serveObject } from "../serve-object";
+import { parseContentRange } from "./content-range";
+import { GcsError, gcsErrorResponse, gcsErrors } from "./errors";
+import { cancelSession, createSession, getSession, MAX_OBJECT_BYTES, querySession, writeChunk, type ChunkOutcome } from "./sessions";
+import { verifyGcsSignedUrl, type GcsVerifier } from "./signed-url";
+
+export type GcsStoreContext = {
+  lay: Layout;
+  identity: () => Promise<GcsVerifier>;
+  clock: Clock;
+  /** Path the store is served under, e.g. "/storage/gcs"; the signed resource path follows it. */
+  mountPath: string;
+};
+
+const EXPOSED = "Location, Range, ETag, Content-Length, Content-Range, x-goog-hash, x-goog-stored-content-length, X-GUploader-UploadID";
+
+type Target = { bucket: string; key: string; resourcePath: string };
+
+function parseTarget(url: URL, mountPath: string): Target {
+  const resourcePath = url.pathname.startsWith(mountPath) ? url.pathname.slice(mountPath.length) || "/" : url.pathname;
+  const trimmed = resourcePath.replace(/^\//, "");
+  const slash = trimmed.indexOf("/");
+  if (slash <= 0 || slash === trimmed.length - 1) throw gcsErrors.invalidArgument("The path must be /<bucket>/<object>.");
+  return { bucket: safeDecode(trimmed.slice(0, slash)), key: safeDecode(trimmed.slice(slash + 1)), resourcePath };
+}
+
+/**
+ * The embedded store's GCS endpoint (XML API subset): resumable uploads opened through a V4 signed
+ * URL (POST with `x-goog-resumable: start`), then PUT to the session whole or in chunks, status
+ * queries and cancellation; plus signed GET/HEAD, PUT and DELETE of objects.
+ */
+export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Promise<Response> {
+  if (req.method === "OPTIONS") return storagePreflight(req, "GET, HEAD, PUT, POST, DELETE", EXPOSED);
+  const url = new URL(req.url);
+  try {
+    const target = parseTarget(url, ctx.mountPath);
+    const uploadId = url.searchParams.get("upload_id");
+    const response = uploadId !== null ? await sessionRequest(req, ctx, target, uploadId) : await signedRequest(req, url, ctx, target);
+    return withStorageCors(response, EXPOSED);
+  } catch (err) {
+    return withStorageCors(gcsErrorResponse(toGcsError(err), req.method), EXPOSED);
+  }
+}
+
+/** Requests on a session URL: the session id is the capability (as with GCS), so no signature. */
+async function sessionRequest(req: Request, ctx: GcsStoreContext, target: Target, uploadId: string): Promise<Response> {
+  const now = ctx.clock();
+  const session = await getSession(ctx.lay, uploadId, target, now);
+  if (!session) throw gcsErrors.noSuchUpload();
+  if (req.method === "DELETE") {
+    await cancelSession(ctx.lay, session.id);
+    // GCS answers a cancelled session with 499 (client closed request).
+    return new Response(null, { status: 499 });
+  }
+  if (req.method !== "PUT") throw gcsErrors.methodNotAllowed();
+  const header = req.headers.get("content-range");
+  if (header === null) return outcomeResponse(await writeChunk(ctx.lay, session.id, req.body, "whole", now));
+  const range = parseContentRange(header);
+  if (range.kind === "query") return outcomeResponse(await querySession(ctx.lay, session.id, range.total, now));
+  return outcomeResponse(await writeChunk(ctx.lay, session.id, req.body, range, now));
+}
+
+function outcomeResponse(outcome: ChunkOutcome): Response {
+  if (outcome.done) {
+    const md5 = Buffer.from(outcome.object.md5, "hex").toString("base64");
+    return new Response(null, {
+      status: 200,
+      headers: { etag: `"${outcome.object.etag}"`, "x-goog-hash": `md5=${md5}`, "x-goog-stored-content-length": String(outcome.object.size) },
+    });
+  }
+  // 308 "Resume Incomplete"; a 308 without Range means nothing is stored yet.
+  const headers: Record<string, string> = { "content-length": "0" };
+  if (outcome.committed > 0) headers.range = `bytes=0-${outcome.committed - 1}`;
+  return new Response(null, { status: 308, headers });
+}
+
+async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, target: Target): Promise<Response> {
+  const now = ctx.clock();
+  verifyGcsSignedUrl(req, url, target.resourcePath, await ctx.identity(), now);
+  const { lay } = ctx;
+  switch (req.method) {
+    case "POST": {
+      if (req.headers.get("x-goog-resumable") !== "start") throw gcsErrors.invalidArgument("Only resumable uploads (x-goog-resumable: start) can be opened with POST.");
+      const declared = Number(req.headers.get("x-upload-content-length") ?? NaN);
+      const session = await createSession(lay, {
+        bucket: target.bucket,
+        key: target.key,
+        contentType: req.headers.get("x-upload-content-type") || req.headers.get("content-type") || "application/octet-stream",
+        headers: {},
+        userMetadata: googMetadata(req),
+        total: Number.isSafeInteger(declared) && declared >= 0 ? declared : null,
+      }, now);
+      const location = `${clientOrigin(req, url)}${ctx.mountPath}/${strictEncode(target.bucket)}/${target.key.split("/").map(strictEncode).join("/")}?upload_id=${session.id}`;
+      return new Response(null, { status: 201, headers: { location, "x-guploader-uploadid": session.id, "content-length": "0" } });
+    }
+    case "PUT": {
+      const received = await receiveToTemp(lay, req.body, { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false });
+      const md5 = received.md5.toString("hex");
+      const contentType = req.headers.get("content-type") || "application/octet-stream";
+      await commitObject(lay, target.bucket, target.key, [received], { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) }, now).catch(async (err) => {
+        await fs.rm(received.path, { force: true });
+        throw err;
+      });
+      return new Response(null, { status: 200, headers: { etag: `"${md5}"`, "x-goog-hash": `md5=${received.md5.toString("base64")}` } });
+    }
+    case "DELETE": {
+      if (!(await deleteObject(lay, target.bucket, target.key))) throw gcsErrors.noSuchKey();
+      return new Response(null, { status: 204 });
+    }
+    case "GET":
+    case "HEAD": {
+      const record = await headObject(lay, target.bucket, target.key);
+      if (!record) throw gcsErrors.noSuchKey();
+      return serveObject(req, url, record, {
+        open: (range) => openObject(lay, target.bucket, target.key, range),
+        extraHeaders: { "x-goog-hash": `md5=${Buffer.from(record.md5, "hex").toString("base64")}`, "x-goog-stored-content-length": String(record.size) },
+        onMissing: () => gcsErrors.noSuchKey(),
+        rangeError: () => new GcsError("InvalidRange", "The requested range cannot be satisfied.", 416),
+        preconditionError: () => new GcsError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold.", 412),
+      });
+    }
+    default:
+      throw gcsErrors.methodNotAllowed();
+  }
+}
+
+function googMetadata(req: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  req.headers.forEach((value, name) => {
+    if (name.startsWith("x-goog-meta-")) out[name.slice("x-goog-meta-".length)] = value;
+  });
+  return out;
+}
+
+function numberHeader(req: Request, name: string): number | null {
+  const raw = req.headers.get(name);
+  const n = raw === null ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+function toGcsError(err: unknown): GcsError {
+  if (err instanceof GcsError) return err;
+  if (err instanceof NoSuchBucketError) return gcsErrors.noSuchBucket();
+  if (err instanceof BodyError) {
+    if (err.reason === "too_large") return new GcsError("EntityTooLarge", "Your proposed upload is larger than the maximum object size.", 400);
+    if (err.reason === "incomplete") return new GcsError("IncompleteBody", "The body ended before the bytes its headers announced.", 400);
+    return new GcsError("RequestTimeout", "The client closed the connection before the body ended.", 400);
+  }
+  console.error("[objectstore] gcs request failed", err);
+  return gcsErrors.internal();
+}

@@ -1,0 +1,120 @@
+import crypto from "node:crypto";
+import type { Clock } from "../../clock";
+import { safeDecode } from "../canonical";
+import { BodyError } from "../disk/receive";
+import { MultipartError } from "../disk/multipart";
+import { NoSuchBucketError } from "../disk/objects";
+import type { Layout } from "../disk/layout";
+import { bodyErrorToS3 } from "./body";
+import { bucketLocation, deleteObjects, headBucket, listAllBuckets, listObjects, putBucket, removeBucket } from "./bucket-ops";
+import type { S3Call } from "./call";
+import { s3Cors, s3Preflight } from "./cors";
+import { S3Error, s3ErrorResponse, s3Errors } from "./errors";
+import {
+  abortMultipartUpload,
+  completeMultipartUpload,
+  createMultipartUpload,
+  listMultipartUploads,
+  listUploadParts,
+  multipartErrorToS3,
+  uploadPart,
+} from "./multipart-ops";
+import { copyObject, getObject, putObject, removeObject } from "./object-ops";
+import { verifySigV4, type S3Credentials } from "./sigv4";
+
+export type S3StoreContext = {
+  lay: Layout;
+  credentials: () => Promise<S3Credentials>;
+  clock: Clock;
+  /** Path the store is served under, e.g. "/storage/s3"; buckets are the next segment (path-style). */
+  mountPath: string;
+};
+
+/** Query parameters that select an S3 sub-resource; requests carrying others than those served are refused, not misread. */
+const SUBRESOURCES = new Set([
+  "accelerate", "acl", "analytics", "attributes", "cors", "delete", "encryption", "intelligent-tiering", "inventory",
+  "legal-hold", "lifecycle", "location", "logging", "metrics", "notification", "object-lock", "ownershipControls",
+  "partNumber", "policy", "policyStatus", "publicAccessBlock", "replication", "requestPayment", "restore", "retention",
+  "select", "tagging", "torrent", "uploadId", "uploads", "versionId", "versioning", "versions", "website",
+]);
+
+type Operation = (call: S3Call) => Promise<Response>;
+
+/** Chooses the S3 operation of a request from its method, target and sub-resource. */
+function operationFor(method: string, call: S3Call): Operation {
+  const q = call.url.searchParams;
+  const sub = [...q.keys()].filter((k) => SUBRESOURCES.has(k)).sort().join("&");
+  if (!call.bucket) {
+    if (method === "GET" && !sub) return listAllBuckets;
+    throw s3Errors.methodNotAllowed(method);
+  }
+  if (!call.key) {
+    const bucketOps: Record<string, Operation | undefined> = {
+      "PUT:": putBucket,
+      "HEAD:": headBucket,
+      "GET:": listObjects,
+      "GET:location": bucketLocation,
+      "GET:uploads": listMultipartUploads,
+      "DELETE:": removeBucket,
+      "POST:delete": deleteObjects,
+    };
+    const op = bucketOps[`${method}:${sub}`];
+    if (op) return op;
+    throw sub ? s3Errors.notImplemented() : s3Errors.methodNotAllowed(method);
+  }
+  const objectOps: Record<string, Operation | undefined> = {
+    "PUT:": call.req.headers.has("x-amz-copy-source") ? copyObject : putObject,
+    "GET:": getObject,
+    "HEAD:": getObject,
+    "DELETE:": removeObject,
+    "POST:uploads": createMultipartUpload,
+    "PUT:partNumber&uploadId": uploadPart,
+    "GET:uploadId": listUploadParts,
+    "POST:uploadId": completeMultipartUpload,
+    "DELETE:uploadId": abortMultipartUpload,
+  };
+  const op = objectOps[`${method}:${sub}`];
+  if (op) return op;
+  throw sub ? s3Errors.notImplemented() : s3Errors.methodNotAllowed(method);
+}
+
+/** `/storage/s3/bucket/some/key` → bucket "bucket", key "some/key" (decoded). */
+function parseTarget(url: URL, mountPath: string): { bucket: string; key: string } {
+  const rest = url.pathname.startsWith(mountPath) ? url.pathname.slice(mountPath.length) : url.pathname;
+  const trimmed = rest.replace(/^\//, "");
+  const slash = trimmed.indexOf("/");
+  if (slash < 0) return { bucket: safeDecode(trimmed), key: "" };
+  return { bucket: safeDecode(trimmed.slice(0, slash)), key: safeDecode(trimmed.slice(slash + 1)) };
+}
+
+/**
+ * The embedded store's S3 endpoint: authenticates the request (SigV4, presigned or header), runs
+ * the operation, and answers every failure as an S3 XML error. Every answer carries CORS headers,
+ * so browser uploads (Uppy) can read ETag.
+ */
+export async function handleS3Request(req: Request, ctx: S3StoreContext): Promise<Response> {
+  const requestId = crypto.randomBytes(8).toString("hex").toUpperCase();
+  const url = new URL(req.url);
+  if (req.method === "OPTIONS") return s3Preflight(req);
+  const { bucket, key } = parseTarget(url, ctx.mountPath);
+  const resource = key ? `/${bucket}/${key}` : `/${bucket}`;
+  try {
+    const now = ctx.clock();
+    const payload = verifySigV4(req, url, await ctx.credentials(), now);
+    const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload, now };
+    const response = await operationFor(req.method, call)(call);
+    response.headers.set("x-amz-request-id", requestId);
+    return s3Cors(response);
+  } catch (err) {
+    return s3Cors(s3ErrorResponse(toS3Error(err), resource, req.method, requestId));
+  }
+}
+
+function toS3Error(err: unknown): S3Error {
+  if (err instanceof S3Error) return err;
+  if (err instanceof NoSuchBucketError) return s3Errors.noSuchBucket(err.bucket);
+  if (err instanceof MultipartError) return multipartErrorToS3(err);
+  if (err instanceof BodyError) return bodyErrorToS3(err);
+  console.error("[objectstore] s3 request failed", err);
+  return s3Errors.internal();
+}

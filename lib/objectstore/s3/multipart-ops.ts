@@ -1,0 +1,116 @@
+import fs from "node:fs/promises";
+import {
+  abortUpload,
+  commitPart,
+  completeUpload,
+  createUpload,
+  getUpload,
+  listParts,
+  listUploads,
+  MAX_PART_NUMBER,
+  MultipartError,
+} from "../disk/multipart";
+import { elements, hasRoot, text, xmlDocument } from "../xml";
+import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
+import type { S3Call } from "./call";
+import { S3Error, s3Errors } from "./errors";
+import { quoted } from "./object-ops";
+
+const xml = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "application/xml" } });
+
+async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
+  const upload = await getUpload(lay, bucket, key, url.searchParams.get("uploadId") ?? "");
+  if (!upload) throw new MultipartError("NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.");
+  return upload;
+}
+
+/** POST /bucket/key?uploads */
+export async function createMultipartUpload(call: S3Call): Promise<Response> {
+  const upload = await createUpload(call.lay, { bucket: call.bucket, key: call.key, ...objectMetadataFrom(call.req) }, call.now);
+  return xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
+}
+
+/** PUT /bucket/key?partNumber=N&uploadId=U */
+export async function uploadPart(call: S3Call): Promise<Response> {
+  if (call.req.headers.has("x-amz-copy-source")) throw s3Errors.notImplemented("UploadPartCopy is not supported.");
+  const partNumber = Number(call.url.searchParams.get("partNumber"));
+  if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > MAX_PART_NUMBER) {
+    throw s3Errors.invalidArgument(`Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive`);
+  }
+  const upload = await uploadOrThrow(call);
+  const received = await receiveObjectBody(call.lay, call.req, call.payload);
+  try {
+    const part = await commitPart(call.lay, upload, partNumber, received, call.now);
+    return new Response(null, { status: 200, headers: { ETag: quoted(part.md5) } });
+  } catch (err) {
+    await fs.rm(received.path, { force: true });
+    throw err;
+  }
+}
+
+/** GET /bucket/key?uploadId=U (max-parts, part-number-marker) */
+export async function listUploadParts(call: S3Call): Promise<Response> {
+  const upload = await uploadOrThrow(call);
+  const marker = Number(call.url.searchParams.get("part-number-marker") ?? 0) || 0;
+  const maxParts = Math.min(1000, Math.max(0, Number(call.url.searchParams.get("max-parts") ?? 1000) || 1000));
+  const after = (await listParts(call.lay, upload)).filter((p) => p.partNumber > marker);
+  const page = after.slice(0, maxParts);
+  const truncated = after.length > page.length;
+  return xml(
+    xmlDocument("ListPartsResult", {
+      Bucket: call.bucket,
+      Key: call.key,
+      UploadId: upload.uploadId,
+      Initiator: { ID: "easel", DisplayName: "easel" },
+      Owner: { ID: "easel", DisplayName: "easel" },
+      StorageClass: "STANDARD",
+      PartNumberMarker: marker,
+      NextPartNumberMarker: page.length ? page[page.length - 1].partNumber : marker,
+      MaxParts: maxParts,
+      IsTruncated: truncated,
+      Part: page.map((p) => ({ PartNumber: p.partNumber, LastModified: p.lastModified, ETag: quoted(p.md5), Size: p.size })),
+    }),
+  );
+}
+
+/** POST /bucket/key?uploadId=U with the CompleteMultipartUpload document */
+export async function completeMultipartUpload(call: S3Call): Promise<Response> {
+  const upload = await uploadOrThrow(call);
+  const body = await readXmlBody(call.req, call.payload);
+  if (!hasRoot(body, "CompleteMultipartUpload")) throw s3Errors.malformedXml();
+  const parts = elements(body, "Part").map((part) => ({ partNumber: Number(text(part, "PartNumber")), etag: text(part, "ETag") ?? "" }));
+  if (parts.some((p) => !Number.isInteger(p.partNumber) || !p.etag)) throw s3Errors.malformedXml();
+  const record = await completeUpload(call.lay, upload, parts, call.now);
+  const location = `${call.url.origin}${call.url.pathname}`;
+  return xml(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag) }));
+}
+
+/** DELETE /bucket/key?uploadId=U */
+export async function abortMultipartUpload(call: S3Call): Promise<Response> {
+  await abortUpload(call.lay, await uploadOrThrow(call));
+  return new Response(null, { status: 204 });
+}
+
+/** GET /bucket?uploads (prefix, max-uploads) */
+export async function listMultipartUploads(call: S3Call): Promise<Response> {
+  const prefix = call.url.searchParams.get("prefix") ?? "";
+  const maxUploads = Math.min(1000, Math.max(0, Number(call.url.searchParams.get("max-uploads") ?? 1000) || 1000));
+  const all = (await listUploads(call.lay, call.bucket)).filter((u) => u.key.startsWith(prefix));
+  const page = all.slice(0, maxUploads);
+  return xml(
+    xmlDocument("ListMultipartUploadsResult", {
+      Bucket: call.bucket,
+      KeyMarker: "",
+      UploadIdMarker: "",
+      Prefix: prefix,
+      MaxUploads: maxUploads,
+      IsTruncated: all.length > page.length,
+      Upload: page.map((u) => ({ Key: u.key, UploadId: u.uploadId, Initiated: u.initiated, StorageClass: "STANDARD" })),
+    }),
+  );
+}
+
+export function multipartErrorToS3(err: MultipartError): S3Error {
+  const status = err.code === "NoSuchUpload" ? 404 : 400;
+  return new S3Error(err.code, err.message, status);
+}

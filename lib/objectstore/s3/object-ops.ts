@@ -1,0 +1,79 @@
+import fs from "node:fs/promises";
+import { commitObject, deleteObject, headObject, openObject, type ObjectRecord } from "../disk/objects";
+import { receiveToTemp } from "../disk/receive";
+import { safeDecode } from "../canonical";
+import { serveObject } from "../serve-object";
+import { xmlDocument } from "../xml";
+import { MAX_PUT_BYTES, objectMetadataFrom, receiveObjectBody } from "./body";
+import { S3Error, s3Errors } from "./errors";
+import type { S3Call } from "./call";
+
+export const quoted = (etag: string) => `"${etag}"`;
+
+/** PUT /bucket/key: the body becomes the object once all of it is on disk. */
+export async function putObject({ lay, req, bucket, key, payload, now }: S3Call): Promise<Response> {
+  const meta = objectMetadataFrom(req);
+  const received = await receiveObjectBody(lay, req, payload);
+  const md5 = received.md5.toString("hex");
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now).catch(async (err) => {
+    await fs.rm(received.path, { force: true });
+    throw err;
+  });
+  return new Response(null, { status: 200, headers: { ETag: quoted(record.etag) } });
+}
+
+/** PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. */
+export async function copyObject({ lay, req, bucket, key, now }: S3Call): Promise<Response> {
+  const source = parseCopySource(req.headers.get("x-amz-copy-source") ?? "");
+  const opened = await openObject(lay, source.bucket, source.key);
+  if (!opened) throw s3Errors.noSuchKey(source.key);
+  let received;
+  try {
+    received = await receiveToTemp(lay, opened.stream, { maxBytes: MAX_PUT_BYTES, expectedLength: opened.record.size, sha256: false });
+  } finally {
+    opened.stream.destroy();
+  }
+  const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
+  const meta = replace ? objectMetadataFrom(req) : { contentType: opened.record.contentType, headers: opened.record.headers, userMetadata: opened.record.userMetadata };
+  const md5 = received.md5.toString("hex");
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now).catch(async (err) => {
+    await fs.rm(received.path, { force: true });
+    throw err;
+  });
+  const body = xmlDocument("CopyObjectResult", { LastModified: record.lastModified, ETag: quoted(record.etag) });
+  return new Response(body, { status: 200, headers: { "content-type": "application/xml" } });
+}
+
+function parseCopySource(header: string): { bucket: string; key: string } {
+  const path = safeDecode(header.split("?")[0]).replace(/^\//, "");
+  const slash = path.indexOf("/");
+  if (slash <= 0 || slash === path.length - 1) throw s3Errors.invalidArgument("x-amz-copy-source must be /bucket/key.");
+  return { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
+}
+
+/** GET or HEAD /bucket/key, with Range, conditional headers and response-* overrides. */
+export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise<Response> {
+  const record = await headObject(lay, bucket, key);
+  if (!record) throw s3Errors.noSuchKey(key);
+  return serveObject(req, url, record, {
+    open: (range) => openObject(lay, bucket, key, range),
+    extraHeaders: amzHeaders(record),
+    onMissing: () => s3Errors.noSuchKey(key),
+    rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
+    preconditionError: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412),
+  });
+}
+
+function amzHeaders(record: ObjectRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(record.userMetadata)) out[`x-amz-meta-${name}`] = value;
+  const parts = /-(\d+)$/.exec(record.etag);
+  if (parts) out["x-amz-mp-parts-count"] = parts[1];
+  return out;
+}
+
+/** DELETE /bucket/key: 204 whether or not the key existed, as S3 answers. */
+export async function removeObject({ lay, bucket, key }: S3Call): Promise<Response> {
+  await deleteObject(lay, bucket, key);
+  return new Response(null, { status: 204 });
+}

@@ -1,0 +1,165 @@
+import crypto from "node:crypto";
+import { canonicalHeaders, canonicalPath, canonicalQuery, parseCompactDate, rawQueryParams } from "../canonical";
+import { S3Error, s3Errors } from "./errors";
+
+export type S3Credentials = { accessKeyId: string; secretAccessKey: string };
+
+/** What the signature says about the body: not covered, or its sha256 (hex) to check while receiving. */
+export type PayloadPolicy = { kind: "unsigned" } | { kind: "sha256"; hex: string };
+
+const ALGORITHM = "AWS4-HMAC-SHA256";
+const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+/** S3 refuses header-signed requests whose time is further than this from its own. */
+const MAX_SKEW_MS = 15 * 60 * 1000;
+
+type Parsed = {
+  accessKeyId: string;
+  scopeDate: string;
+  region: string;
+  service: string;
+  signedAt: Date;
+  amzDate: string;
+  signedHeaders: string[];
+  signature: string;
+  payload: string;
+  /** Query parameters that take part in the canonical query (all but the signature). */
+  params: [string, string][];
+};
+
+/**
+ * Authenticates an S3 request signed with AWS Signature Version 4, either presigned (the
+ * signature in the query string) or with an `Authorization` header, against the store's one key
+ * pair. Time is judged by `now` (Easel's clock), so expiry follows the test clock.
+ */
+export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, now: Date): PayloadPolicy {
+  const params = rawQueryParams(url.search);
+  const authorization = req.headers.get("authorization");
+  let parsed: Parsed;
+  if (params.some(([name]) => name === "X-Amz-Algorithm")) parsed = parsePresigned(params, req, now);
+  else if (authorization?.startsWith(`${ALGORITHM} `)) parsed = parseHeader(authorization, params, req, now);
+  else if (authorization) throw s3Errors.invalidRequest("The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.");
+  else throw s3Errors.accessDenied("Anonymous access is not allowed; sign the request with AWS Signature Version 4.");
+
+  if (parsed.accessKeyId !== credentials.accessKeyId) {
+    throw new S3Error("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", 403, { AWSAccessKeyId: parsed.accessKeyId });
+  }
+  if (parsed.service !== "s3") throw new S3Error("AuthorizationHeaderMalformed", `The credential names service "${parsed.service}"; expected "s3".`, 400);
+  if (!parsed.signedHeaders.includes("host")) throw new S3Error("AuthorizationHeaderMalformed", "The host header must be signed.", 400);
+
+  const canonicalRequest = [
+    req.method,
+    canonicalPath(url.pathname),
+    canonicalQuery(parsed.params, "X-Amz-Signature"),
+    canonicalHeaders(parsed.signedHeaders, (name) => req.headers.get(name)),
+    parsed.signedHeaders.join(";"),
+    parsed.payload,
+  ].join("\n");
+  const scope = `${parsed.scopeDate}/${parsed.region}/${parsed.service}/aws4_request`;
+  const stringToSign = [ALGORITHM, parsed.amzDate, scope, sha256Hex(canonicalRequest)].join("\n");
+  const expected = hmac(signingKey(credentials.secretAccessKey, parsed.scopeDate, parsed.region, parsed.service), stringToSign).toString("hex");
+  if (!safeEqual(expected, parsed.signature)) {
+    throw s3Errors.signatureMismatch({ AWSAccessKeyId: parsed.accessKeyId, StringToSign: stringToSign, CanonicalRequest: canonicalRequest });
+  }
+  return payloadPolicy(parsed.payload);
+}
+
+function parsePresigned(params: [string, string][], req: Request, now: Date): Parsed {
+  const get = (name: string) => params.find(([n]) => n === name)?.[1];
+  const bad = (message: string) => new S3Error("AuthorizationQueryParametersError", message, 400);
+  if (get("X-Amz-Algorithm") !== ALGORITHM) throw bad(`X-Amz-Algorithm only supports "${ALGORITHM}".`);
+  const credential = parseCredential(get("X-Amz-Credential"), bad);
+  const amzDate = get("X-Amz-Date") ?? "";
+  const signedAt = parseCompactDate(amzDate);
+  if (!signedAt) throw bad("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\".");
+  const expires = Number(get("X-Amz-Expires"));
+  if (!Number.isInteger(expires) || expires < 1 || expires > MAX_PRESIGN_SECONDS) {
+    throw bad("X-Amz-Expires must be a whole number of seconds between 1 and 604800.");
+  }
+  const signature = get("X-Amz-Signature");
+  const signedHeaders = get("X-Amz-SignedHeaders");
+  if (!signature || !signedHeaders) throw bad("Query-string authentication requires X-Amz-Signature and X-Amz-SignedHeaders.");
+  if (amzDate.slice(0, 8) !== credential.scopeDate) throw bad("The date of X-Amz-Credential does not match X-Amz-Date.");
+  if (now.getTime() > signedAt.getTime() + expires * 1000) throw s3Errors.accessDenied("Request has expired");
+  if (signedAt.getTime() - now.getTime() > MAX_SKEW_MS) throw s3Errors.accessDenied("Request is not valid yet");
+  return {
+    ...credential,
+    amzDate,
+    signedAt,
+    signature,
+    signedHeaders: signedHeaders.split(";"),
+    payload: get("X-Amz-Content-Sha256") ?? req.headers.get("x-amz-content-sha256") ?? "UNSIGNED-PAYLOAD",
+    params,
+  };
+}
+
+function parseHeader(authorization: string, params: [string, string][], req: Request, now: Date): Parsed {
+  const bad = (message: string) => new S3Error("AuthorizationHeaderMalformed", message, 400);
+  const fields = new Map(
+    authorization
+      .slice(ALGORITHM.length + 1)
+      .split(",")
+      .map((part) => part.trim().split("=") as [string, string?])
+      .map(([k, v]) => [k, v ?? ""]),
+  );
+  const credential = parseCredential(fields.get("Credential"), bad);
+  const signature = fields.get("Signature");
+  const signedHeaders = fields.get("SignedHeaders");
+  if (!signature || !signedHeaders) throw bad("The authorization header requires Credential, SignedHeaders and Signature.");
+  const amzDate = req.headers.get("x-amz-date") ?? "";
+  const signedAt = parseCompactDate(amzDate);
+  if (!signedAt) throw s3Errors.accessDenied("AWS authentication requires a valid x-amz-date header.");
+  if (amzDate.slice(0, 8) !== credential.scopeDate) throw bad("The date of the credential does not match x-amz-date.");
+  if (Math.abs(signedAt.getTime() - now.getTime()) > MAX_SKEW_MS) {
+    throw new S3Error("RequestTimeTooSkewed", "The difference between the request time and the current time is too large.", 403, {
+      RequestTime: amzDate,
+      ServerTime: now.toISOString(),
+      MaxAllowedSkewMilliseconds: String(MAX_SKEW_MS),
+    });
+  }
+  const payload = req.headers.get("x-amz-content-sha256");
+  if (!payload) throw s3Errors.invalidRequest("Missing required header for this request: x-amz-content-sha256");
+  return { ...credential, amzDate, signedAt, signature, signedHeaders: signedHeaders.split(";"), payload, params };
+}
+
+function parseCredential(value: string | undefined, bad: (message: string) => S3Error) {
+  const parts = (value ?? "").split("/");
+  if (parts.length !== 5 || parts[4] !== "aws4_request" || !/^\d{8}$/.test(parts[1])) {
+    throw bad("The credential must be <access key>/<yyyymmdd>/<region>/s3/aws4_request.");
+  }
+  return { accessKeyId: parts[0], scopeDate: parts[1], region: parts[2], service: parts[3] };
+}
+
+function payloadPolicy(payload: string): PayloadPolicy {
+  if (payload === "UNSIGNED-PAYLOAD") return { kind: "unsigned" };
+  if (/^[0-9a-f]{64}$/.test(payload)) return { kind: "sha256", hex: payload };
+  if (payload.startsWith("STREAMING-")) {
+    throw s3Errors.notImplemented("aws-chunked (STREAMING-*) payloads are not supported; send the body whole, signed or UNSIGNED-PAYLOAD.");
+  }
+  throw new S3Error("InvalidArgument", "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a hex SHA-256 digest.", 400);
+}
+
+const keyCache = new Map<string, Buffer>();
+
+function signingKey(secret: string, date: string, region: string, service: string): Buffer {
+  const id = `${crypto.createHash("sha256").update(secret).digest("hex")}/${date}/${region}/${service}`;
+  const hit = keyCache.get(id);
+  if (hit) return hit;
+  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), "aws4_request");
+  if (keyCache.size > 64) keyCache.clear();
+  keyCache.set(id, key);
+  return key;
+}
+
+function hmac(key: string | Buffer, data: string): Buffer {
+  return crypto.createHmac("sha256", key).update(data).digest();
+}
+
+function sha256Hex(data: string): string {
+  return crypto.createHash("sha256").update(data).digest("hex");
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}

@@ -1,0 +1,106 @@
+import { Readable } from "node:stream";
+import type { ObjectRecord, OpenedObject } from "./disk/objects";
+
+type ServeOptions = {
+  open: (range?: { start: number; end: number }) => Promise<OpenedObject | null>;
+  /** Protocol-specific headers (x-amz-meta-*, x-goog-hash, …). */
+  extraHeaders: Record<string, string>;
+  onMissing: () => Error;
+  rangeError: (size: number) => Error;
+  preconditionError: () => Error;
+};
+
+/** Query parameters a signed GET may use to choose the response's headers (S3 and GCS share them). */
+const OVERRIDES: [string, string][] = [
+  ["response-content-type", "content-type"],
+  ["response-content-disposition", "content-disposition"],
+  ["response-content-encoding", "content-encoding"],
+  ["response-content-language", "content-language"],
+  ["response-cache-control", "cache-control"],
+  ["response-expires", "expires"],
+];
+
+/**
+ * Answers GET or HEAD for a stored object: conditional requests (If-Match, If-None-Match,
+ * If-Modified-Since, If-Unmodified-Since), one byte range, and the signed response-* overrides.
+ * The bytes stream from disk; nothing is read into memory whole.
+ */
+export async function serveObject(req: Request, url: URL, record: ObjectRecord, opts: ServeOptions): Promise<Response> {
+  const headers = new Headers({
+    "content-type": record.contentType,
+    etag: `"${record.etag}"`,
+    "last-modified": new Date(record.lastModified).toUTCString(),
+    "accept-ranges": "bytes",
+  });
+  for (const [name, value] of Object.entries(record.headers)) if (value !== undefined) headers.set(name, value);
+  for (const [name, value] of Object.entries(opts.extraHeaders)) headers.set(name, value);
+  for (const [param, header] of OVERRIDES) {
+    const value = url.searchParams.get(param);
+    if (value !== null) headers.set(header, value);
+  }
+
+  const verdict = checkConditions(req, record);
+  if (verdict === "precondition_failed") throw opts.preconditionError();
+  if (verdict === "not_modified") {
+    return new Response(null, { status: 304, headers: pick(headers, ["etag", "last-modified"]) });
+  }
+
+  const range = parseRange(req.headers.get("range"), record.size);
+  if (range === "unsatisfiable") throw opts.rangeError(record.size);
+  const status = range ? 206 : 200;
+  const length = range ? range.end - range.start + 1 : record.size;
+  headers.set("content-length", String(length));
+  if (range) headers.set("content-range", `bytes ${range.start}-${range.end}/${record.size}`);
+  // The whole body's md5 (RFC 1864), so readers get the stored digest without hashing the bytes again.
+  else headers.set("content-md5", Buffer.from(record.md5, "hex").toString("base64"));
+
+  if (req.method === "HEAD") return new Response(null, { status, headers });
+  const opened = await opts.open(range ?? undefined);
+  if (!opened) throw opts.onMissing();
+  return new Response(Readable.toWeb(opened.stream) as unknown as ReadableStream<Uint8Array>, { status, headers });
+}
+
+function pick(headers: Headers, names: string[]): Headers {
+  const out = new Headers();
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) out.set(name, value);
+  }
+  return out;
+}
+
+function etagMatches(header: string, etag: string): boolean {
+  return header
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, "").replace(/"/g, ""))
+    .some((t) => t === "*" || t === etag);
+}
+
+function checkConditions(req: Request, record: ObjectRecord): "ok" | "precondition_failed" | "not_modified" {
+  const modified = Math.floor(new Date(record.lastModified).getTime() / 1000) * 1000;
+  const ifMatch = req.headers.get("if-match");
+  const ifNoneMatch = req.headers.get("if-none-match");
+  const ifUnmodified = Date.parse(req.headers.get("if-unmodified-since") ?? "");
+  const ifModified = Date.parse(req.headers.get("if-modified-since") ?? "");
+  if (ifMatch !== null && !etagMatches(ifMatch, record.etag)) return "precondition_failed";
+  if (ifMatch === null && !Number.isNaN(ifUnmodified) && modified > ifUnmodified) return "precondition_failed";
+  if (ifNoneMatch !== null) return etagMatches(ifNoneMatch, record.etag) ? "not_modified" : "ok";
+  if (!Number.isNaN(ifModified) && modified <= ifModified) return "not_modified";
+  return "ok";
+}
+
+/** One `bytes=` range, resolved against the size; null when absent or not a single byte range (served whole). */
+export function parseRange(header: string | null, size: number): { start: number; end: number } | null | "unsatisfiable" {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? "");
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size) return "unsatisfiable";
+  if (end < start) return null;
+  return { start, end };
+}

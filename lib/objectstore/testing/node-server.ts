@@ -1,0 +1,60 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+
+export type WebHandler = (req: Request) => Promise<Response>;
+export type RunningServer = { origin: string; server: http.Server; close: () => Promise<void> };
+
+/**
+ * Serves a fetch-style handler (the same functions the app/storage route files call) on a
+ * loopback node:http server, so tests and the benchmark drive the store over real HTTP with real
+ * clients, streaming both ways.
+ */
+export async function listen(handler: WebHandler): Promise<RunningServer> {
+  const server = http.createServer((req, res) => {
+    void answer(handler, req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function answer(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse) {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    const request = new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
+      method: req.method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>) : undefined,
+      duplex: "half",
+    } as RequestInit);
+    const response = await handler(request);
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => (out[name] = value));
+    res.writeHead(response.status, out);
+    if (!response.body || req.method === "HEAD") {
+      res.end();
+      return;
+    }
+    const body = Readable.fromWeb(response.body as never);
+    res.on("close", () => body.destroy());
+    body.on("error", () => res.destroy());
+    body.pipe(res);
+  } catch (err) {
+    console.error("[node-server] handler failed", err);
+    if (!res.headersSent) res.writeHead(500);
+    res.end();
+  }
+}
