@@ -1,0 +1,55 @@
+import crypto from "node:crypto";
+import type { Deps } from "../deps";
+import { uploadSessions, type Workspace } from "../db/schema";
+import { env } from "../env";
+import { DomainError } from "../errors";
+import { getSecret } from "../secrets";
+import type { StorageDriver } from "../storage/types";
+import { originalKey } from "./prepare-upload";
+import { SIGNED_ID_TTL_MS, signStorageId } from "./signed-storage-id";
+
+/**
+ * Bytes the server obtained itself (an assistant's ingest URL), turned into what a client's
+ * upload would have produced: an object under a fresh key and a pending upload session, named by
+ * a signed_storage_id. The caller hands that id to the ordinary version write (patchAsset), so
+ * there is one path from "bytes in storage" to "new version", whoever put the bytes there.
+ *
+ * The md5 is recorded with the session, so the version write checks that storage holds exactly
+ * the bytes given here.
+ */
+export async function ingestBytes(
+  deps: Deps,
+  storage: StorageDriver,
+  input: { workspace: Workspace; bytes: Buffer; mediaType: string; title?: string },
+): Promise<{ signedStorageId: string; key: string; md5: string }> {
+  const { workspace, bytes } = input;
+  const max = env().EASEL_MAX_UPLOAD_BYTES;
+  if (bytes.length === 0) throw new DomainError("validation_failed", "The file is empty", { field: "size" });
+  if (bytes.length > max) throw new DomainError("payload_too_large", `size ${bytes.length} is above the limit of ${max} bytes`, { field: "size", max_size: max });
+
+  const now = deps.clock();
+  const expiresAt = new Date(now.getTime() + SIGNED_ID_TTL_MS);
+  const handle = crypto.randomBytes(16).toString("base64url");
+  const key = originalKey(workspace.id, handle);
+  const md5 = crypto.createHash("md5").update(bytes).digest("hex");
+  await storage.write(key, bytes, input.mediaType);
+
+  await deps.db.insert(uploadSessions).values({
+    workspaceId: workspace.id,
+    handle,
+    storageKey: key,
+    storageKind: workspace.storageKind,
+    status: "pending",
+    title: input.title ?? null,
+    mediaType: input.mediaType,
+    size: bytes.length,
+    md5,
+    collectionToken: null,
+    multipartUploadId: null,
+    createdAt: now,
+    expiresAt,
+  });
+
+  const secret = await getSecret(deps.db, "signed_storage_id_key");
+  return { signedStorageId: signStorageId(secret, { workspaceId: workspace.id, handle, expiresAt }), key, md5 };
+}
