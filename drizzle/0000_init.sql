@@ -153,6 +153,87 @@ CREATE TABLE "settings" (
 	"created_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "job_calls" (
+	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "job_calls_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"run_id" text NOT NULL,
+	"step_id" text NOT NULL,
+	"attempt" integer NOT NULL,
+	"status" integer NOT NULL,
+	"outcome" text NOT NULL,
+	"error" text,
+	"started_at" timestamp with time zone NOT NULL,
+	"duration_ms" integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "job_crons" (
+	"function_id" text NOT NULL,
+	"cron" text NOT NULL,
+	"next_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "job_crons_function_id_cron_pk" PRIMARY KEY("function_id","cron")
+);
+--> statement-breakpoint
+CREATE TABLE "job_events" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"dedupe_key" text,
+	"received_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "job_functions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"name" text NOT NULL,
+	"url" text NOT NULL,
+	"triggers" jsonb NOT NULL,
+	"concurrency" jsonb NOT NULL,
+	"max_attempts" integer NOT NULL,
+	"synced_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "job_queue" (
+	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "job_queue_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
+	"run_id" text NOT NULL,
+	"kind" text NOT NULL,
+	"step_id" text NOT NULL,
+	"name" text,
+	"attempt" integer DEFAULT 0 NOT NULL,
+	"available_at" timestamp with time zone NOT NULL,
+	"lease_token" text,
+	"lease_until" timestamp with time zone,
+	"ckey1" text,
+	"climit1" integer,
+	"ckey2" text,
+	"climit2" integer
+);
+--> statement-breakpoint
+CREATE TABLE "job_runs" (
+	"id" text PRIMARY KEY NOT NULL,
+	"function_id" text NOT NULL,
+	"event_id" text NOT NULL,
+	"status" text NOT NULL,
+	"attempt" integer DEFAULT 0 NOT NULL,
+	"calls" integer DEFAULT 0 NOT NULL,
+	"concurrency_keys" jsonb NOT NULL,
+	"disable_immediate_execution" boolean DEFAULT false NOT NULL,
+	"request_version" integer,
+	"output" jsonb,
+	"error" jsonb,
+	"last_error" jsonb,
+	"created_at" timestamp with time zone NOT NULL,
+	"started_at" timestamp with time zone,
+	"ended_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "job_steps" (
+	"run_id" text NOT NULL,
+	"step_id" text NOT NULL,
+	"seq" integer NOT NULL,
+	"name" text,
+	"result" jsonb NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "job_steps_run_id_step_id_pk" PRIMARY KEY("run_id","step_id")
+);
+--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "boards" ADD CONSTRAINT "boards_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "boards" ADD CONSTRAINT "boards_parent_id_boards_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."boards"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
@@ -164,6 +245,10 @@ ALTER TABLE "upload_sessions" ADD CONSTRAINT "upload_sessions_workspace_id_works
 ALTER TABLE "triggers" ADD CONSTRAINT "triggers_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "triggers" ADD CONSTRAINT "triggers_board_id_boards_id_fk" FOREIGN KEY ("board_id") REFERENCES "public"."boards"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_trigger_id_triggers_id_fk" FOREIGN KEY ("trigger_id") REFERENCES "public"."triggers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "job_calls" ADD CONSTRAINT "job_calls_run_id_job_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."job_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "job_queue" ADD CONSTRAINT "job_queue_run_id_job_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."job_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "job_runs" ADD CONSTRAINT "job_runs_event_id_job_events_id_fk" FOREIGN KEY ("event_id") REFERENCES "public"."job_events"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "job_steps" ADD CONSTRAINT "job_steps_run_id_job_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."job_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "workspaces_slug_key" ON "workspaces" USING btree ("slug");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_hash_key" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
@@ -178,4 +263,13 @@ CREATE UNIQUE INDEX "upload_sessions_handle_key" ON "upload_sessions" USING btre
 CREATE INDEX "upload_sessions_status_idx" ON "upload_sessions" USING btree ("status","expires_at");--> statement-breakpoint
 CREATE INDEX "triggers_board_hook_idx" ON "triggers" USING btree ("board_id","hook");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_trigger_idx" ON "webhook_deliveries" USING btree ("trigger_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "idempotency_keys_principal_key" ON "idempotency_keys" USING btree ("principal","key");
+CREATE UNIQUE INDEX "idempotency_keys_principal_key" ON "idempotency_keys" USING btree ("principal","key");--> statement-breakpoint
+CREATE INDEX "job_calls_run_idx" ON "job_calls" USING btree ("run_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "job_events_dedupe_key" ON "job_events" USING btree ("dedupe_key");--> statement-breakpoint
+CREATE INDEX "job_events_received_idx" ON "job_events" USING btree ("received_at");--> statement-breakpoint
+CREATE INDEX "job_queue_available_idx" ON "job_queue" USING btree ("available_at","id");--> statement-breakpoint
+CREATE INDEX "job_queue_run_idx" ON "job_queue" USING btree ("run_id");--> statement-breakpoint
+CREATE INDEX "job_queue_ckey1_idx" ON "job_queue" USING btree ("ckey1") WHERE "job_queue"."lease_until" is not null;--> statement-breakpoint
+CREATE INDEX "job_queue_ckey2_idx" ON "job_queue" USING btree ("ckey2") WHERE "job_queue"."lease_until" is not null;--> statement-breakpoint
+CREATE INDEX "job_runs_created_idx" ON "job_runs" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "job_runs_status_idx" ON "job_runs" USING btree ("status","created_at");

@@ -1,4 +1,6 @@
 import { serverDb } from "./db";
+import { env } from "./env";
+import { jobsMode } from "./jobs/mode";
 
 /**
  * Server start-up: open the database (applying migrations; on the embedded default this also takes
@@ -12,5 +14,26 @@ export async function boot() {
   } catch (err) {
     console.error(`[easel] cannot start: ${(err as Error).message}`);
     process.exit(1);
+  }
+  await startJobs();
+}
+
+/**
+ * The embedded job executor, unless a real Inngest server runs the jobs (INNGEST_* set) or this
+ * node is told not to. It calls this server's /api/inngest, so it keeps retrying its first sync
+ * until the server listens. On SIGTERM/SIGINT it stops leasing work; calls cut short run again.
+ */
+async function startJobs() {
+  if (jobsMode() === "inngest") return console.log("[easel] jobs run on the Inngest server (INNGEST_* set)");
+  if (env().EASEL_JOBS_DISABLED) return console.log("[easel] jobs: no executor on this node (EASEL_JOBS_DISABLED)");
+  try {
+    const { db, driver } = await serverDb();
+    const { startEmbeddedExecutor } = await import("./jobs/executor");
+    const executor = await startEmbeddedExecutor(db, { exclusive: driver === "pglite" });
+    const stop = () => void executor.stop(5_000);
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  } catch (err) {
+    console.error(`[easel] jobs: the embedded executor did not start: ${(err as Error).message}`);
   }
 }

@@ -41,6 +41,20 @@ const EnvSchema = z.object({
   // EASEL_GCS_BUCKET set: gcs workspaces use Google Cloud Storage, signing with the service account in EASEL_GCS_CREDENTIALS.
   EASEL_GCS_BUCKET: z.string().min(1).optional(),
   EASEL_GCS_CREDENTIALS: z.string().min(1).optional(),
+  // Background jobs (docs/jobs.md). Any INNGEST_* set: a real Inngest server runs them, not this app.
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_BASE_URL: z.string().optional(),
+  INNGEST_DEV: z.string().optional(),
+  PORT: z.string().optional(),
+  /** How the embedded executor reaches this server's /api/inngest (default http://127.0.0.1:$PORT). */
+  EASEL_INTERNAL_URL: z.url().optional(),
+  EASEL_JOBS_CONCURRENCY: positiveInt(4),
+  /** This node serves requests but runs no executor (the other nodes on the same Postgres do). */
+  EASEL_JOBS_DISABLED: flag,
+  EASEL_JOBS_RETENTION_DAYS: positiveInt(14),
+  /** Bearer token of the admin jobs view (/api/admin/jobs/...); unset, the view is off. */
+  EASEL_ADMIN_TOKEN: z.string().min(16).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string };

@@ -9,3 +9,4 @@ export * from "./triggers";
 export * from "./webhook-deliveries";
 export * from "./idempotency-keys";
 export * from "./settings";
+export * from "./jobs";

@@ -1,0 +1,142 @@
+/**
+ * bench/jobs — the embedded executor's overhead: 1,000 no-op runs (one `step.run` each) sent as
+ * fast as `send()` returns, against the same step bodies called directly in one process.
+ *   npx tsx bench/jobs/run.ts                       PGlite in memory, calls over loopback HTTP
+ *   BENCH_DATABASE_URL=postgres://… npx tsx bench/jobs/run.ts
+ *   BENCH_RUNS=1000 BENCH_CONCURRENCY=4 BENCH_TRANSPORT=http|inprocess
+ * Latency is from the start of `send()` to the start of the run's first step body: under load
+ * (the burst of RUNS sends) and unloaded (BENCH_SEQUENTIAL sends, each after the previous run's
+ * step started).
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { Inngest } from "inngest";
+import { serve } from "inngest/next";
+import postgres from "postgres";
+import type { Db } from "../../lib/db";
+import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
+import * as schema from "../../lib/db/schema";
+import { jobsClientOptions } from "../../lib/jobs/client";
+import { Executor, httpTransport, inProcessTransport, signingKeyFromSecret } from "../../lib/jobs/executor";
+import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const TRANSPORT = process.env.BENCH_TRANSPORT ?? "http";
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
+
+async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Promise<void> }> {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (url) {
+    const client = postgres(url, { onnotice: () => undefined, max: 10 });
+    const db = drizzlePostgres(client, { schema });
+    await migratePostgresDb(db as never);
+    await db.execute("truncate job_events, job_runs, job_functions, job_crons cascade" as never);
+    return { db: db as unknown as Db, kind: "postgres", close: () => client.end() };
+  }
+  const pg = await PGlite.create();
+  const db = drizzlePglite(pg, { schema });
+  await migratePgliteDb(db as never);
+  return { db: db as unknown as Db, kind: "pglite (in memory)", close: () => pg.close() };
+}
+
+function percentile(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summary(label: string, latencies: number[], elapsedMs: number | null) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const runsPerSec = elapsedMs === null ? NaN : (latencies.length / elapsedMs) * 1000;
+  const rate = elapsedMs === null ? "".padStart(17) : `${runsPerSec.toFixed(1).padStart(10)} runs/s`;
+  console.log(`${label.padEnd(9)} ${rate}   p50 ${percentile(sorted, 50).toFixed(2).padStart(8)} ms   p99 ${percentile(sorted, 99).toFixed(2).padStart(8)} ms`);
+  return { runsPerSec, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** The step body both sides run: nothing, but note when it started. */
+const started = new Map<number, number>();
+const waiting = new Map<number, () => void>();
+const noopBody = (n: number) => {
+  started.set(n, performance.now());
+  waiting.get(n)?.();
+  return null;
+};
+
+async function baseline() {
+  started.clear();
+  const sentAt: number[] = [];
+  const t0 = performance.now();
+  for (let n = 0; n < RUNS; n++) {
+    sentAt[n] = performance.now();
+    await Promise.resolve(noopBody(n));
+  }
+  const elapsed = performance.now() - t0;
+  return summary("direct", sentAt.map((s, n) => started.get(n)! - s), elapsed);
+}
+
+async function executor() {
+  const { db, kind, close } = await openDatabase();
+  started.clear();
+  const client = new Inngest({ id: "bench", ...jobsClientOptions(async () => ({ db, clock: () => new Date() })) });
+  const signingKey = signingKeyFromSecret("bench");
+  client.setEnvVars({ INNGEST_SIGNING_KEY: signingKey });
+  let done = 0;
+  let allDone: () => void = () => undefined;
+  const finished = new Promise<void>((r) => (allDone = r));
+  const fn = client.createFunction({ id: "noop", retries: 0, triggers: [{ event: "bench/noop" }] }, async ({ event, step }) => {
+    await step.run("noop", () => noopBody(event.data.n as number));
+    if (++done === RUNS) allDone();
+  });
+  const handlers = serve({ client, functions: [fn], enableUnauthedSync: false });
+  const http = TRANSPORT === "http" ? await serveOverHttp(handlers) : null;
+  const ex = new Executor({
+    db,
+    clock: () => new Date(),
+    signingKey,
+    serveUrl: http?.url ?? "http://127.0.0.1:1/api/inngest",
+    transport: http ? httpTransport() : inProcessTransport(handlers),
+    concurrency: CONCURRENCY,
+    log: { info: () => undefined, warn: console.warn, error: console.error },
+  });
+  await ex.sync();
+  ex.start();
+
+  const sentAt: number[] = [];
+  const t0 = performance.now();
+  for (let n = 0; n < RUNS; n++) {
+    sentAt[n] = performance.now();
+    await client.send({ name: "bench/noop", data: { n } });
+  }
+  const sendMs = performance.now() - t0;
+  await finished;
+  const elapsed = performance.now() - t0;
+  const burst = summary("executor", sentAt.map((s, n) => started.get(n)! - s), elapsed);
+
+  const unloaded: number[] = [];
+  for (let n = RUNS; n < RUNS + SEQUENTIAL; n++) {
+    const stepStarted = new Promise<void>((r) => waiting.set(n, r));
+    const t = performance.now();
+    await client.send({ name: "bench/noop", data: { n } });
+    await stepStarted;
+    unloaded.push(started.get(n)! - t);
+  }
+  const quiet = summary("unloaded", unloaded, null);
+  await ex.stop();
+  await http?.close();
+  await close();
+  console.log(`executor: ${kind}, ${TRANSPORT} calls, concurrency ${CONCURRENCY}; send() took ${(sendMs / RUNS).toFixed(2)} ms per event`);
+  return { burst, quiet };
+}
+
+async function main() {
+  console.log(`bench/jobs: ${RUNS} no-op runs (one step.run each)`);
+  const base = await baseline();
+  const { burst, quiet } = await executor();
+  console.log(`ratio direct/executor: throughput ${(base.runsPerSec / burst.runsPerSec).toFixed(0)}×; latency under load p50 +${(burst.p50 - base.p50).toFixed(1)} ms, p99 +${(burst.p99 - base.p99).toFixed(1)} ms; unloaded p50 +${(quiet.p50 - base.p50).toFixed(1)} ms, p99 +${(quiet.p99 - base.p99).toFixed(1)} ms`);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import { cron, eventType } from "inngest";
+import { z } from "zod";
+
+/**
+ * Every event Easel's jobs react to, with its payload schema: the one registry. Functions use
+ * these as triggers; domain code sends them with `deps.jobs.send(event, data)`, which validates
+ * the payload against the schema before anything is sent.
+ */
+
+/** An upload completed or a new version was written: probe the media, make thumbnails. */
+export const assetProcessingRequested = eventType("asset/processing.requested", {
+  schema: z.object({ assetId: z.number().int() }),
+});
+
+/**
+ * Encode a video to HLS. Deliberately no event id: every retry_video_processing call must queue
+ * a new run (the spec); a per-asset concurrency key serialises them and a late run finds the work done.
+ */
+export const encodeVideoRequested = eventType("encode/video.requested", {
+  schema: z.object({ assetId: z.number().int() }),
+});
+
+export const ASSET_CHANGE_KINDS = ["asset_added", "asset_updated", "asset_deleted"] as const;
+
+/** An asset was added, updated or deleted: fan out to webhook triggers. */
+export const assetChanged = eventType("asset/changed", {
+  schema: z.object({
+    assetId: z.number().int(),
+    workspaceId: z.number().int(),
+    kind: z.enum(ASSET_CHANGE_KINDS),
+    changes: z.record(z.string(), z.object({ old: z.unknown(), new: z.unknown() })).optional(),
+    occurredAt: z.string(),
+    /** The asset as it was when deleted (it is gone by the time the fan-out runs). */
+    snapshot: z.unknown().optional(),
+  }),
+});
+
+/** Deliver one webhook message to one trigger; `messageId` is the stable `webhook-id` across retries. */
+export const webhookDeliveryRequested = eventType("webhook/delivery.requested", {
+  schema: z.object({ triggerId: z.string(), messageId: z.string(), payload: z.unknown() }),
+});
+
+/** When expired upload sessions are swept (UTC): the trigger of the upload-cleanup function. */
+export const uploadCleanupSchedule = cron("*/15 * * * *");
+
+/** When finished job runs past their retention are pruned (embedded executor only). */
+export const jobRunsPruneSchedule = cron("23 * * * *");

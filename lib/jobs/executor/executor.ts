@@ -1,0 +1,248 @@
+import type { Clock } from "../../clock";
+import type { Db } from "../../db";
+import { callBody, interpretAnswer, type CallAnswer, type Outcome } from "./protocol";
+import { onWork, notifyWork } from "./signal";
+import { signedBody } from "./signing";
+import { fireDueCrons, nextCronAt } from "./store/crons";
+import { dropItem, functionCache, loadCallState, markRunStarted } from "./store/load";
+import { claimNext, nextDueAt, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
+import { settleCall, settleWake, unlease, type SettleInput } from "./store/settle";
+import { syncFunctions, type SyncLog } from "./sync";
+import type { Transport } from "./transport";
+
+export type ExecutorOptions = {
+  db: Db;
+  clock: Clock;
+  signingKey: string;
+  /** The serve route, e.g. http://127.0.0.1:3000/api/inngest. */
+  serveUrl: string;
+  transport: Transport;
+  /** Calls in flight at once on this node: the global limit. */
+  concurrency?: number;
+  pollMs?: number;
+  leaseMs?: number;
+  /** Delay before retry number `attempt` (1 = first retry). */
+  backoffMs?: (attempt: number) => number;
+  /** Only when this process is the database's sole user (embedded PGlite): leases left over are from its own previous life. */
+  reclaimLeasesOnStart?: boolean;
+  log?: SyncLog & { info: (msg: string) => void };
+};
+
+/** 10 s, 20 s, 40 s … capped at one hour, ±20 % so that failures of many runs spread out. */
+export function defaultBackoffMs(attempt: number): number {
+  const base = Math.min(10_000 * 2 ** (attempt - 1), 3_600_000);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function withStepId(url: string, stepId: string): string {
+  const u = new URL(url);
+  u.searchParams.set("stepId", stepId);
+  return u.href;
+}
+
+/**
+ * The embedded durable executor: syncs the serve route's functions, then leases due queue items
+ * and makes their calls, up to `concurrency` at once, settling each answer in the database.
+ * Everything it knows is in the database, so a process killed at any point loses at most the
+ * calls in flight, which run again (at-least-once per step; a memoized step never runs again).
+ */
+export class Executor {
+  private readonly o: Required<Omit<ExecutorOptions, "log">> & { log: NonNullable<ExecutorOptions["log"]> };
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private wake: (() => void) | null = null;
+  private pending = false;
+  private unsubscribe: (() => void) | null = null;
+  private nextCronCheck = 0;
+  private readonly functions: ReturnType<typeof functionCache>;
+
+  constructor(options: ExecutorOptions) {
+    this.o = {
+      concurrency: 4,
+      pollMs: 1000,
+      leaseMs: 30_000,
+      backoffMs: defaultBackoffMs,
+      reclaimLeasesOnStart: false,
+      log: { info: (m) => console.log(m), warn: (m) => console.warn(m), error: (m) => console.error(m) },
+      ...options,
+    } as Executor["o"];
+    this.functions = functionCache(options.db);
+  }
+
+  /** Starts in the background: the first sync is retried until the serve route answers (the server may not listen yet). */
+  start() {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = onWork(() => this.poke());
+    this.loop = this.main().catch((err) => this.o.log.error(`[jobs] executor stopped: ${(err as Error).stack ?? err}`));
+  }
+
+  /** Stops leasing; waits for calls in flight up to `graceMs` (the rest run again after a restart). */
+  async stop(graceMs = 10_000) {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.poke();
+    await Promise.race([Promise.all([this.loop, ...this.inFlight]), sleep(graceMs)]);
+  }
+
+  /** Looks for work now rather than at the next poll. */
+  poke() {
+    this.pending = true;
+    this.wake?.();
+  }
+
+  async sync() {
+    const fns = await syncFunctions({ ...this.o, now: this.o.clock() });
+    this.functions.clear();
+    return fns;
+  }
+
+  private async main() {
+    for (let delay = 250; this.running; delay = Math.min(delay * 2, 10_000)) {
+      try {
+        const fns = await this.sync();
+        this.o.log.info(`[jobs] embedded executor synced ${fns.length} function(s) from ${this.o.serveUrl}`);
+        break;
+      } catch (err) {
+        if (delay >= 4000) this.o.log.warn(`[jobs] waiting for the serve route: ${(err as Error).message}`);
+        await this.idle(delay);
+      }
+    }
+    if (this.running && this.o.reclaimLeasesOnStart) {
+      const n = await releaseAllLeases(this.o.db);
+      if (n) this.o.log.info(`[jobs] resumed ${n} call(s) interrupted by the previous shutdown`);
+    }
+    while (this.running) {
+      try {
+        await this.tick();
+      } catch (err) {
+        this.o.log.error(`[jobs] executor loop: ${(err as Error).message}`);
+        await this.idle(this.o.pollMs);
+      }
+    }
+  }
+
+  private async tick() {
+    this.pending = false;
+    const now = this.o.clock();
+    if (now.getTime() >= this.nextCronCheck) {
+      await fireDueCrons(this.o.db, now);
+      const next = await nextCronAt(this.o.db);
+      this.nextCronCheck = Math.min(next ? next.getTime() : Infinity, now.getTime() + 60_000);
+    }
+    while (this.running && this.inFlight.size < this.o.concurrency) {
+      const item = await claimNext(this.o.db, this.o.clock(), this.o.leaseMs);
+      if (!item) break;
+      const task: Promise<void> = this.process(item).finally(() => {
+        this.inFlight.delete(task);
+        this.poke();
+      });
+      this.inFlight.add(task);
+    }
+    if (!this.running || this.pending) return;
+    let wait = this.o.pollMs;
+    if (this.inFlight.size < this.o.concurrency) {
+      const due = await nextDueAt(this.o.db);
+      const untilDue = due ? due.getTime() - this.o.clock().getTime() : Infinity;
+      if (untilDue > 0) wait = Math.min(wait, untilDue);
+    }
+    wait = Math.min(wait, Math.max(0, this.nextCronCheck - this.o.clock().getTime()));
+    await this.idle(wait);
+  }
+
+  private idle(ms: number): Promise<void> {
+    if (this.pending || !this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  /** Makes the item's call, then the run's following calls for as long as settling hands them back. */
+  private async process(first: ClaimedItem) {
+    let item: ClaimedItem | null = first;
+    try {
+      if (first.kind === "wake") return await settleWake(this.o.db, first, this.o.clock());
+      while (item) {
+        const next: ClaimedItem | null = await this.callOnce(item);
+        if (next && !this.running) await unlease(this.o.db, next);
+        item = this.running ? next : null;
+      }
+    } catch (err) {
+      // The item keeps its lease until it runs out, then runs again.
+      this.o.log.error(`[jobs] run ${first.runId}: ${(err as Error).message}`);
+    }
+  }
+
+  private async callOnce(item: ClaimedItem): Promise<ClaimedItem | null> {
+    const { db, clock } = this.o;
+    const state = await loadCallState(db, item, this.functions);
+    if (!state || state.run.status === "completed" || state.run.status === "failed") {
+      await dropItem(db, item);
+      return null;
+    }
+    const startedAt = clock();
+    if (!state.fn) {
+      const error = { name: "FunctionNotFound", message: `Function ${state.run.functionId} is no longer served` };
+      return this.settle(item, { kind: "error", retriable: false, error }, 1, { status: 0, startedAt, durationMs: 0, requestVersion: null });
+    }
+    if (state.run.status === "queued") await markRunStarted(db, item.runId, startedAt);
+    const answer = await this.call(item, state);
+    const outcome = interpretAnswer(answer, Date.now());
+    const version = Number(answer.headers["x-inngest-req-version"]);
+    return this.settle(item, outcome, state.fn.maxAttempts, {
+      status: answer.status,
+      startedAt,
+      durationMs: clock().getTime() - startedAt.getTime(),
+      requestVersion: Number.isInteger(version) ? version : null,
+    });
+  }
+
+  private async settle(item: ClaimedItem, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<ClaimedItem | null> {
+    const { next } = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call });
+    // New work for other workers (planned steps, a failure handler's run) only appears when this one does not go on.
+    if (!next) notifyWork();
+    return next;
+  }
+
+  private async call(item: ClaimedItem, state: NonNullable<Awaited<ReturnType<typeof loadCallState>>>): Promise<CallAnswer> {
+    const payload = callBody({
+      runId: state.run.id,
+      event: state.event,
+      steps: state.steps,
+      attempt: item.attempt,
+      maxAttempts: state.fn!.maxAttempts,
+      disableImmediateExecution: state.run.disableImmediateExecution,
+      requestVersion: state.run.requestVersion,
+    });
+    const { body, signature } = signedBody(payload, this.o.signingKey);
+    const renew = setInterval(() => {
+      renewLease(this.o.db, item, this.o.leaseMs)
+        .then((held) => held || this.o.log.warn(`[jobs] run ${item.runId}: lease lost during a call; its result will be dropped`))
+        .catch((err) => this.o.log.warn(`[jobs] lease renewal failed: ${(err as Error).message}`));
+    }, Math.max(250, Math.floor(this.o.leaseMs / 3)));
+    try {
+      return await this.o.transport({
+        method: "POST",
+        url: withStepId(state.fn!.url, item.stepId),
+        headers: { "content-type": "application/json", "x-inngest-signature": signature },
+        body,
+      });
+    } catch (err) {
+      return { status: 0, headers: {}, body: (err as Error).message };
+    } finally {
+      clearInterval(renew);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { systemClock } from "../../clock";
+import type { Db } from "../../db";
+import { env } from "../../env";
+import { getSecret } from "../../secrets";
+import { internalUrl } from "../mode";
+import { Executor } from "./executor";
+import { signingKeyFromSecret } from "./signing";
+import { httpTransport } from "./transport";
+
+export { Executor, defaultBackoffMs, type ExecutorOptions } from "./executor";
+export { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./event-api";
+export { httpTransport, inProcessTransport, type Transport } from "./transport";
+export { signingKeyFromSecret } from "./signing";
+
+/**
+ * The server's executor: calls this server's own serve route over HTTP. `exclusive` when the
+ * process owns the embedded database (no other node can hold a lease in it).
+ */
+export async function startEmbeddedExecutor(db: Db, opts: { exclusive: boolean }): Promise<Executor> {
+  const signingKey = signingKeyFromSecret(await getSecret(db, "jobs_signing_key"));
+  const executor = new Executor({
+    db,
+    clock: systemClock,
+    signingKey,
+    serveUrl: new URL("/api/inngest", internalUrl()).href,
+    transport: httpTransport(),
+    concurrency: env().EASEL_JOBS_CONCURRENCY,
+    reclaimLeasesOnStart: opts.exclusive,
+  });
+  executor.start();
+  return executor;
+}

@@ -1,0 +1,45 @@
+import { and, eq, inArray, notInArray } from "drizzle-orm";
+import type { DbOrTx } from "../../../db";
+import { jobCrons, jobFunctions, type JobConcurrency, type JobFunction, type JobTrigger } from "../../../db/schema/jobs";
+import { nextCronTime, parseCron } from "../cron";
+
+export type SyncedFunction = {
+  id: string;
+  name: string;
+  url: string;
+  triggers: JobTrigger[];
+  concurrency: JobConcurrency[];
+  maxAttempts: number;
+};
+
+/**
+ * Replaces the stored function set with the one just synced. A cron keeps its next tick across
+ * restarts (a restart neither skips nor repeats a tick); a new or changed cron starts from now.
+ */
+export async function saveSyncedFunctions(db: DbOrTx, fns: SyncedFunction[], now: Date) {
+  await db.transaction(async (tx) => {
+    const ids = fns.map((f) => f.id);
+    if (ids.length) await tx.delete(jobFunctions).where(notInArray(jobFunctions.id, ids));
+    else await tx.delete(jobFunctions);
+    for (const f of fns) {
+      const row = { ...f, syncedAt: now };
+      await tx.insert(jobFunctions).values(row).onConflictDoUpdate({ target: jobFunctions.id, set: row });
+    }
+    const existing = await tx.select().from(jobCrons);
+    const wanted = fns.flatMap((f) => f.triggers.flatMap((t) => ("cron" in t ? [{ functionId: f.id, cron: t.cron }] : [])));
+    for (const old of existing) {
+      if (!wanted.some((w) => w.functionId === old.functionId && w.cron === old.cron)) {
+        await tx.delete(jobCrons).where(and(eq(jobCrons.functionId, old.functionId), eq(jobCrons.cron, old.cron)));
+      }
+    }
+    for (const w of wanted) {
+      const nextAt = nextCronTime(parseCron(w.cron), now);
+      await tx.insert(jobCrons).values({ ...w, nextAt }).onConflictDoNothing();
+    }
+  });
+}
+
+export async function loadFunctions(db: DbOrTx, ids?: string[]): Promise<JobFunction[]> {
+  if (ids) return ids.length ? db.select().from(jobFunctions).where(inArray(jobFunctions.id, ids)) : [];
+  return db.select().from(jobFunctions);
+}

@@ -1,0 +1,8 @@
+import { pruneJobRuns } from "./prune-runs.job";
+
+/**
+ * Every function the serve route (app/api/inngest) offers. A new job: write it next to its
+ * capability (`lib/<capability>/<name>.job.ts`, created with `inngest` from ./client and triggered
+ * by an event of ./events), then add it here. The embedded executor picks it up at the next start.
+ */
+export const functions = [pruneJobRuns];
