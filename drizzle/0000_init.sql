@@ -59,7 +59,7 @@ CREATE TABLE "assets" (
 	"size" bigint NOT NULL,
 	"md5" text NOT NULL,
 	"storage_key" text NOT NULL,
-	"tags" text[] DEFAULT '{}' NOT NULL,
+	"tags" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"fields" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"media" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"thumbnails" jsonb DEFAULT '[]'::jsonb NOT NULL,
@@ -67,10 +67,12 @@ CREATE TABLE "assets" (
 	"encode_status" text DEFAULT 'none' NOT NULL,
 	"encode_error" text,
 	"next_version_number" integer DEFAULT 1 NOT NULL,
+	"head_source" text DEFAULT 'UPLOAD' NOT NULL,
 	"reverted_from" integer,
 	"created_by_token" text,
 	"created_at" timestamp with time zone NOT NULL,
-	"updated_at" timestamp with time zone NOT NULL
+	"updated_at" timestamp with time zone NOT NULL,
+	"search" "tsvector" GENERATED ALWAYS AS (setweight(to_tsvector('simple', coalesce(title, '')), 'A') || setweight(jsonb_to_tsvector('simple', tags, '["string"]'), 'B') || setweight(to_tsvector('simple', coalesce(description, '')), 'C') || setweight(to_tsvector('simple', coalesce(text, '')), 'D') || setweight(jsonb_to_tsvector('simple', fields, '["string"]'), 'D')) STORED
 );
 --> statement-breakpoint
 CREATE TABLE "asset_versions" (
@@ -87,6 +89,7 @@ CREATE TABLE "asset_versions" (
 	"md5" text NOT NULL,
 	"storage_key" text NOT NULL,
 	"thumbnails" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"media" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"created_by_token" text,
 	"created_at" timestamp with time zone NOT NULL
 );
@@ -105,6 +108,7 @@ CREATE TABLE "upload_sessions" (
 	"collection_token" text,
 	"multipart_upload_id" text,
 	"asset_id" integer,
+	"consumed_as" text,
 	"created_at" timestamp with time zone NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
 	"completed_at" timestamp with time zone
@@ -258,6 +262,7 @@ CREATE INDEX "boards_workspace_parent_idx" ON "boards" USING btree ("workspace_i
 CREATE INDEX "asset_boards_board_idx" ON "asset_boards" USING btree ("board_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "assets_token_key" ON "assets" USING btree ("token");--> statement-breakpoint
 CREATE INDEX "assets_workspace_idx" ON "assets" USING btree ("workspace_id","id");--> statement-breakpoint
+CREATE INDEX "assets_search_idx" ON "assets" USING gin ("search");--> statement-breakpoint
 CREATE UNIQUE INDEX "asset_versions_number_key" ON "asset_versions" USING btree ("asset_id","version_number");--> statement-breakpoint
 CREATE UNIQUE INDEX "upload_sessions_handle_key" ON "upload_sessions" USING btree ("handle");--> statement-breakpoint
 CREATE INDEX "upload_sessions_status_idx" ON "upload_sessions" USING btree ("status","expires_at");--> statement-breakpoint

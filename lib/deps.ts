@@ -1,8 +1,15 @@
 import { systemClock, type Clock } from "./clock";
 import { serverDb, type Db } from "./db";
+import type { StorageKind } from "./db/schema";
+import { inngestJobSender, type JobSender } from "./jobs/send";
+import { storageFor } from "./storage";
+import type { StorageDriver } from "./storage/types";
+
+/** The storage of a workspace kind, presigning URLs on `baseUrl` (the origin clients reach). */
+export type StorageResolver = (kind: StorageKind, baseUrl: string) => StorageDriver;
 
 /** The ports domain functions take first. Production builds them from the environment; tests pass their own. */
-export type Deps = { db: Db; clock: Clock };
+export type Deps = { db: Db; clock: Clock; jobs: JobSender; storage: StorageResolver };
 
 type Holder = { __easelDeps?: Deps | null };
 const holder = globalThis as Holder;
@@ -10,10 +17,11 @@ const holder = globalThis as Holder;
 export async function getDeps(): Promise<Deps> {
   if (holder.__easelDeps) return holder.__easelDeps;
   const { db } = await serverDb();
-  return { db, clock: systemClock };
+  const clock = systemClock;
+  return { db, clock, jobs: inngestJobSender(), storage: (kind, baseUrl) => storageFor(kind, { baseUrl, db, clock }) };
 }
 
-/** Tests install their own deps (a test database, a recording job sender, a fixed clock). */
+/** Tests install their own deps (a test database, a recording job sender, memory storage, a movable clock). */
 export function setDeps(deps: Deps | null) {
   holder.__easelDeps = deps;
 }

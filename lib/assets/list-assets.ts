@@ -12,6 +12,10 @@ export type AssetFilter = {
   boardIds: number[] | null;
   /** Case-insensitive substring of title, description, text, a tag or a field value. */
   query?: string;
+  /** Exact type ("image/png") or a whole family ("image", "image/"). */
+  mediaType?: string;
+  /** Assets carrying every one of these tags. */
+  tags?: string[];
 };
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -20,7 +24,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 export function textMatches(term: string): SQL {
   const pattern = `%${escapeLike(term)}%`;
   return sql`(${assets.title} ilike ${pattern} or coalesce(${assets.description}, '') ilike ${pattern}
-    or coalesce(${assets.text}, '') ilike ${pattern} or array_to_string(${assets.tags}, ' ') ilike ${pattern}
+    or coalesce(${assets.text}, '') ilike ${pattern} or exists (select 1 from jsonb_array_elements_text(${assets.tags}) tag where tag ilike ${pattern})
     or exists (select 1 from jsonb_each_text(${assets.fields}) f where f.value ilike ${pattern}))`;
 }
 
@@ -35,6 +39,11 @@ export function assetWhere(filter: AssetFilter): SQL | undefined {
     );
   }
   if (filter.query?.trim()) parts.push(textMatches(filter.query.trim()));
+  if (filter.mediaType) {
+    const family = filter.mediaType.replace(/\/$/, "");
+    parts.push(family.includes("/") ? sql`${assets.mediaType} = ${family}` : sql`${assets.mediaType} like ${`${escapeLike(family)}/%`}`);
+  }
+  if (filter.tags?.length) parts.push(sql`${assets.tags} @> ${JSON.stringify(filter.tags)}::jsonb`);
   return and(...parts);
 }
 

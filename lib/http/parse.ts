@@ -56,3 +56,14 @@ export const queryInt = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 export const queryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+/** Optional `If-Match: <head_version_number>` (quotes allowed); anything else is a 422 naming the header. */
+export function parseIfMatch(req: Request): number | undefined {
+  const raw = req.headers.get("if-match");
+  if (raw === null) return undefined;
+  const value = raw.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new DomainError("validation_failed", "If-Match must be a head_version_number", { field: "If-Match" });
+  }
+  return Number(value);
+}

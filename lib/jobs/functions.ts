@@ -1,3 +1,5 @@
+import { processAssetJob } from "../media/process-asset.job";
+import { expireUploadsJob } from "../uploads/expire-uploads.job";
 import { pruneJobRuns } from "./prune-runs.job";
 
 /**
@@ -5,4 +7,4 @@ import { pruneJobRuns } from "./prune-runs.job";
  * capability (`lib/<capability>/<name>.job.ts`, created with `inngest` from ./client and triggered
  * by an event of ./events), then add it here. The embedded executor picks it up at the next start.
  */
-export const functions = [pruneJobRuns];
+export const functions = [pruneJobRuns, processAssetJob, expireUploadsJob];

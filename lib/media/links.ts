@@ -10,8 +10,12 @@ export type MediaKind = "display" | "stream" | "thumb-small" | "thumb-medium" | 
 
 export const MEDIA_LINK_TTL_SECONDS = 7 * 24 * 3600;
 
-export function mediaPath(assetToken: string, kind: MediaKind, file?: string): string {
-  return `/media/${assetToken}/${kind}${file ? `/${file}` : ""}`;
+/** Which content a link serves: the head (default) or stored version N; `preview` = watermarked, at most 320 px wide. */
+export type LinkOptions = { version?: number; preview?: boolean };
+
+export function mediaPath(assetToken: string, kind: MediaKind, opts: LinkOptions = {}): string {
+  const version = opts.version !== undefined ? `/v${opts.version}` : "";
+  return `/media/${assetToken}${version}/${kind}${opts.preview ? "-preview" : ""}`;
 }
 
 export function signMediaPath(secret: string, path: string, expiresAt: number): string {
@@ -25,14 +29,14 @@ export function verifyMediaSignature(secret: string, path: string, expiresAt: nu
   return want.length === got.length && crypto.timingSafeEqual(want, got);
 }
 
-export type MediaLinker = (assetToken: string, kind: MediaKind) => string;
+export type MediaLinker = (assetToken: string, kind: MediaKind, opts?: LinkOptions) => string;
 
 /** Builds absolute signed links on `baseUrl`, valid MEDIA_LINK_TTL_SECONDS from `now`. */
 export function mediaLinker(baseUrl: string, secret: string, now: Date): MediaLinker {
   // Expiry rounded to the hour so repeated reads of one asset hand out identical, cacheable links.
   const expiresAt = Math.ceil((now.getTime() / 1000 + MEDIA_LINK_TTL_SECONDS) / 3600) * 3600;
-  return (assetToken, kind) => {
-    const path = mediaPath(assetToken, kind);
+  return (assetToken, kind, opts) => {
+    const path = mediaPath(assetToken, kind, opts);
     return `${baseUrl}${path}?exp=${expiresAt}&sig=${signMediaPath(secret, path, expiresAt)}`;
   };
 }

@@ -1,4 +1,4 @@
-import { count, desc, sql } from "drizzle-orm";
+import { count, desc, sql, type SQL } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assets } from "../db/schema";
 import { assetWhere, type AssetFilter } from "../assets/list-assets";
@@ -7,26 +7,29 @@ import { toAssetJson } from "../assets/present";
 import type { MediaLinker } from "../media/links";
 import { offsetOf, pagy, type Page } from "../http/pagination";
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * Relevance of an asset to a term: a title hit weighs most, then a tag, then description, text or
- * a field value. Whole-word hits in the title beat substrings.
- */
-export function relevance(term: string) {
-  const p = `%${escapeLike(term)}%`;
-  const word = `(^|[^[:alnum:]])${term.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`)}([^[:alnum:]]|$)`;
-  return sql<number>`(case when ${assets.title} ~* ${word} then 8 when ${assets.title} ilike ${p} then 5 else 0 end
-    + case when array_to_string(${assets.tags}, ' ') ilike ${p} then 3 else 0 end
-    + case when coalesce(${assets.description}, '') ilike ${p} then 2 else 0 end
-    + case when coalesce(${assets.text}, '') ilike ${p} then 1 else 0 end
-    + case when exists (select 1 from jsonb_each_text(${assets.fields}) f where f.value ilike ${p}) then 1 else 0 end)`;
+/** The words of a query (letters and digits of any script), lower-cased. */
+export function queryWords(query: string): string[] {
+  return (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 32);
 }
 
-/** Ranked search over title, description, text, tags and field values: best match first, then newest. */
-export async function searchAssets(deps: Deps, filter: AssetFilter & { query: string }, page: Page, link: MediaLinker) {
-  const where = assetWhere(filter);
-  const rank = relevance(filter.query.trim());
+/** A prefix-matching tsquery: every word must start a word of the document ("harb" finds "harbour"). */
+export function prefixQuery(words: string[]): SQL {
+  return sql`to_tsquery('simple', ${words.map((w) => `${w}:*`).join(" & ")})`;
+}
+
+export type SearchFilter = AssetFilter & { query: string };
+
+/**
+ * Full-text search over title, tags, description, text and field values (one weighted tsvector
+ * column with a GIN index, the same on PGlite and PostgreSQL), prefix matching, ranked by
+ * ts_rank (title hits weigh most), newest first among equals.
+ */
+export async function searchAssets(deps: Deps, filter: SearchFilter, page: Page, link: MediaLinker, extra?: SQL) {
+  const words = queryWords(filter.query);
+  if (!words.length) return { data: [], pagy: pagy(page, 0, 0) };
+  const tsq = prefixQuery(words);
+  const where = sql`${assetWhere({ ...filter, query: undefined })} and ${assets.search} @@ ${tsq}${extra ? sql` and ${extra}` : sql``}`;
+  const rank = sql<number>`ts_rank(${assets.search}, ${tsq})`;
   const [rows, [{ total }]] = await Promise.all([
     deps.db
       .select({ asset: assets, score: rank })
@@ -39,7 +42,7 @@ export async function searchAssets(deps: Deps, filter: AssetFilter & { query: st
   ]);
   const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.asset.id));
   return {
-    data: rows.map((r) => ({ ...toAssetJson(r.asset, tokens.get(r.asset.id) ?? [], link), score: Number(r.score) })),
+    data: rows.map((r) => ({ ...toAssetJson(r.asset, tokens.get(r.asset.id) ?? [], link), score: Number(Number(r.score).toFixed(4)) })),
     pagy: pagy(page, rows.length, total),
   };
 }

@@ -7,7 +7,9 @@ import * as boardsRoute from "../../app/v1/[slug]/boards/route";
 import { openDb, type DbHandle } from "../../lib/db/client";
 import { setDeps } from "../../lib/deps";
 import { systemClock } from "../../lib/clock";
+import { recordingJobSender } from "../../lib/jobs/send";
 import { call } from "../helpers/call-route";
+import { MemoryStorage } from "../helpers/memory-storage";
 import { expectError } from "../helpers/envelopes";
 import { uniq } from "../helpers/factories";
 
@@ -32,7 +34,7 @@ function easel(...args: string[]): Promise<{ code: number | null; stdout: string
 
 beforeAll(async () => {
   server = await openDb({ dataDir, role: "server" });
-  setDeps({ db: server.db, clock: systemClock });
+  setDeps({ db: server.db, clock: systemClock, jobs: recordingJobSender(), storage: () => new MemoryStorage() });
 });
 
 afterAll(async () => {

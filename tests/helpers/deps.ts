@@ -1,6 +1,8 @@
 import type { Clock } from "../../lib/clock";
 import { setDeps, type Deps } from "../../lib/deps";
+import { recordingJobSender } from "../../lib/jobs/send";
 import { testDb } from "./db";
+import { MemoryStorage } from "./memory-storage";
 
 /** A clock tests can move: starts at real time, `set` / `advance` shift it. */
 export function testClock() {
@@ -14,11 +16,13 @@ export function testClock() {
   };
 }
 
-/** Installs this file's test database and a movable clock as the app's deps. */
-export async function useTestDeps(): Promise<Deps & { time: ReturnType<typeof testClock> }> {
+/** Installs this file's test database, a movable clock, recorded jobs and memory storage as the app's deps. */
+export async function useTestDeps() {
   const { db } = await testDb();
   const time = testClock();
-  const deps: Deps = { db, clock: time.clock };
+  const jobs = recordingJobSender();
+  const storage = { s3: new MemoryStorage("s3"), gcs: new MemoryStorage("gcs") };
+  const deps: Deps = { db, clock: time.clock, jobs, storage: (kind) => storage[kind] };
   setDeps(deps);
-  return { ...deps, time };
+  return { ...deps, time, jobs, memory: storage };
 }

@@ -32,3 +32,44 @@ export async function newBoardToken(db: Db, ws: Workspace, boardToken: string, o
   const { token } = await signBoardToken(secret, { workspaceId: ws.id, boardToken, now: opts.now ?? new Date(), expiresInSeconds: opts.expiresIn ?? 600 });
   return token;
 }
+
+export const MiB = 1024 * 1024;
+
+/** A small valid PNG with random pixels (unique bytes every call). */
+export async function randomPng(width = 8, height = 8): Promise<Buffer> {
+  const sharp = (await import("sharp")).default;
+  return sharp(crypto.randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
+
+export const md5hex = (b: Buffer) => crypto.createHash("md5").update(b).digest("hex");
+
+/** An asset row straight in the database (for read-side tests that need no bytes). */
+export async function insertAsset(
+  db: Db,
+  ws: Workspace,
+  opts: { title?: string; description?: string; text?: string; mediaType?: string; size?: number; tags?: string[]; fields?: Record<string, string>; media?: Record<string, unknown>; createdAt?: Date; boardIds?: number[] } = {},
+) {
+  const { assets, assetBoards } = await import("../../lib/db/schema");
+  const at = opts.createdAt ?? new Date();
+  const [a] = await db
+    .insert(assets)
+    .values({
+      workspaceId: ws.id,
+      token: newToken(),
+      title: opts.title ?? uniq("Asset"),
+      description: opts.description ?? null,
+      text: opts.text ?? null,
+      mediaType: opts.mediaType ?? "image/png",
+      size: opts.size ?? 1000,
+      md5: crypto.randomBytes(16).toString("hex"),
+      storageKey: `ws/${ws.id}/originals/${uniq("k")}`,
+      tags: opts.tags ?? [],
+      fields: opts.fields ?? {},
+      media: opts.media ?? {},
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  for (const boardId of opts.boardIds ?? []) await db.insert(assetBoards).values({ assetId: a.id, boardId, createdAt: at });
+  return a;
+}

@@ -1,6 +1,6 @@
 import { bigint, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id } from "./_columns";
-import { assets, type Thumbnail } from "./assets";
+import { assets, type MediaInfo, type Thumbnail } from "./assets";
 
 export const VERSION_SOURCES = ["UPLOAD", "REVERT", "EDIT"] as const;
 export type VersionSource = (typeof VERSION_SOURCES)[number];
@@ -24,6 +24,7 @@ export const assetVersions = pgTable(
     md5: text("md5").notNull(),
     storageKey: text("storage_key").notNull(),
     thumbnails: jsonb("thumbnails").$type<Thumbnail[]>().notNull().default([]),
+    media: jsonb("media").$type<MediaInfo>().notNull().default({}),
     createdByToken: text("created_by_token"),
     createdAt: createdAt(),
   },

@@ -26,6 +26,8 @@ export const uploadSessions = pgTable(
     multipartUploadId: text("multipart_upload_id"),
     /** Asset created (upload_complete) or written (version PATCH) with these bytes. */
     assetId: integer("asset_id"),
+    /** What consumed the bytes: a new asset, or a version of an existing one. A session is used once. */
+    consumedAs: text("consumed_as").$type<"asset" | "version">(),
     createdAt: createdAt(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     completedAt: timestamp("completed_at", { withTimezone: true, mode: "date" }),

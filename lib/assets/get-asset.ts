@@ -1,0 +1,28 @@
+import { and, eq } from "drizzle-orm";
+import type { DbOrTx } from "../db";
+import { assets, type Asset, type Workspace } from "../db/schema";
+import { notFound } from "../errors";
+import type { MediaLinker } from "../media/links";
+import { boardTokensByAsset } from "./board-tokens";
+import { toAssetJson, type AssetJson } from "./present";
+
+export async function findAsset(db: DbOrTx, workspaceId: number, token: string): Promise<Asset | null> {
+  const [row] = await db
+    .select()
+    .from(assets)
+    .where(and(eq(assets.workspaceId, workspaceId), eq(assets.token, token)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** An asset of the workspace, or 404 asset_not_found (also for another tenant's token). */
+export async function getAssetOrThrow(db: DbOrTx, workspace: Workspace, token: string): Promise<Asset> {
+  const asset = await findAsset(db, workspace.id, token);
+  if (!asset) throw notFound("asset_not_found", "Asset");
+  return asset;
+}
+
+export async function presentAsset(db: DbOrTx, asset: Asset, link: MediaLinker): Promise<AssetJson> {
+  const tokens = await boardTokensByAsset(db, [asset.id]);
+  return toAssetJson(asset, tokens.get(asset.id) ?? [], link);
+}

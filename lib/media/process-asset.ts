@@ -1,0 +1,87 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { and, eq } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { assets, type MediaInfo, type Thumbnail } from "../db/schema";
+import type { StorageDriver } from "../storage/types";
+import { binaries, probe, run } from "./ffmpeg";
+import { isAudio, isImage, isVideo, sniffMediaType } from "./sniff";
+import { dominantColors } from "./colors";
+import { imageSize, renderThumbnails } from "./thumbnails";
+
+export type ProcessResult = { status: "processed" | "gone" | "superseded"; mediaType?: string; isVideo?: boolean };
+
+/** Where an asset's derived files live: beside the original, never inside it (a file store has no "a" and "a/…" both). */
+export const thumbnailKey = (originalKey: string, size: Thumbnail["size"]) => `${originalKey}.thumb-${size}.jpg`;
+
+async function download(storage: StorageDriver, key: string, dir: string): Promise<string> {
+  const file = path.join(dir, "original");
+  await pipeline(Readable.fromWeb((await storage.read(key)) as never), fs.createWriteStream(file));
+  return file;
+}
+
+async function firstBytes(file: string, n = 64): Promise<Uint8Array> {
+  const fd = await fs.promises.open(file, "r");
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fd.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fd.close();
+  }
+}
+
+/** A frame of a video (one second in, or the middle of a shorter clip) as a PNG, for its thumbnails. */
+async function posterFrame(file: string, durationSeconds: number | undefined, dir: string): Promise<string> {
+  const at = durationSeconds && durationSeconds < 2 ? durationSeconds / 2 : 1;
+  const out = path.join(dir, "poster.png");
+  await run(binaries().ffmpeg, ["-v", "error", "-y", "-ss", String(at), "-i", file, "-frames:v", "1", out], 120_000);
+  return out;
+}
+
+/**
+ * Processing after an upload or a version write: the media type is sniffed from the bytes (not
+ * trusted from the client), dimensions and duration probed, thumbnails rendered and stored beside
+ * the original. The result is saved only if the head still holds the same bytes: a version
+ * written meanwhile has its own processing run.
+ */
+export async function processAsset(deps: Deps, storage: StorageDriver, assetId: number): Promise<ProcessResult> {
+  const [asset] = await deps.db.select().from(assets).where(eq(assets.id, assetId));
+  if (!asset) return { status: "gone" };
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "easel-process-"));
+  try {
+    const file = await download(storage, asset.storageKey, dir);
+    const mediaType = sniffMediaType(await firstBytes(file)) ?? asset.mediaType;
+    let media: MediaInfo = {};
+    let frame: string | null = null;
+    if (isImage(mediaType)) {
+      media = await imageSize(file).catch(() => ({}));
+      frame = file;
+    } else if (isVideo(mediaType) || isAudio(mediaType)) {
+      const p = await probe(file).catch(() => null);
+      if (p) media = { width: p.width, height: p.height, durationSeconds: p.durationSeconds, hasAudio: p.hasAudio };
+      if (p?.hasVideo) frame = await posterFrame(file, p.durationSeconds, dir).catch(() => null);
+    }
+    const thumbnails: Thumbnail[] = [];
+    if (frame) {
+      const colors = await dominantColors(frame).catch(() => []);
+      if (colors.length) media = { ...media, colors };
+      for (const t of await renderThumbnails(frame).catch(() => [])) {
+        const key = thumbnailKey(asset.storageKey, t.size);
+        await storage.write(key, t.body, "image/jpeg");
+        thumbnails.push({ size: t.size, key, width: t.width, height: t.height });
+      }
+    }
+    const saved = await deps.db
+      .update(assets)
+      .set({ mediaType, media, thumbnails })
+      .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey)))
+      .returning({ id: assets.id });
+    return saved.length ? { status: "processed", mediaType, isVideo: isVideo(mediaType) } : { status: "superseded" };
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}

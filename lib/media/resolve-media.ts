@@ -1,0 +1,58 @@
+import { and, eq } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { assets, assetVersions, workspaces, type Asset, type Thumbnail, type Workspace } from "../db/schema";
+import { isGatedPlan, isRevertable } from "../versions/plans";
+import type { MediaKind } from "./links";
+
+export type MediaRequest = { assetToken: string; version: number | null; kind: MediaKind; preview: boolean; rest: string[] };
+
+const KINDS: MediaKind[] = ["display", "stream", "thumb-small", "thumb-medium", "thumb-large", "original"];
+
+/** `/media/<asset>[/v<N>]/<kind>[-preview][/<file>…]` → its parts, or null for anything else. */
+export function parseMediaPath(segments: string[]): MediaRequest | null {
+  const [assetToken, ...tail] = segments;
+  if (!assetToken || !/^[A-Za-z0-9]{1,64}$/.test(assetToken)) return null;
+  let version: number | null = null;
+  if (tail[0] && /^v\d{1,9}$/.test(tail[0])) version = Number(tail.shift()!.slice(1));
+  const rawKind = tail.shift() ?? "";
+  const preview = rawKind.endsWith("-preview");
+  const kind = (preview ? rawKind.slice(0, -"-preview".length) : rawKind) as MediaKind;
+  if (!KINDS.includes(kind)) return null;
+  return { assetToken, version, kind, preview, rest: tail };
+}
+
+export type MediaTarget = { asset: Asset; workspace: Workspace; key: string; contentType: string; preview: boolean } | { missing: true; asset?: Asset; workspace?: Workspace };
+
+function thumbKey(thumbs: Thumbnail[], size: string) {
+  return thumbs.find((t) => t.size === size)?.key ?? null;
+}
+
+/**
+ * Which stored object a media link serves: the head's (display = the large thumbnail when there
+ * is one, else the original) or stored version N's. A version past the revert window on a gated
+ * plan serves only watermarked thumbnail previews, never its original.
+ */
+export async function resolveMedia(deps: Deps, req: MediaRequest): Promise<MediaTarget> {
+  const [row] = await deps.db.select({ asset: assets, workspace: workspaces }).from(assets).innerJoin(workspaces, eq(workspaces.id, assets.workspaceId)).where(eq(assets.token, req.assetToken));
+  if (!row) return { missing: true };
+  const { asset, workspace } = row;
+  let content = { storageKey: asset.storageKey, mediaType: asset.mediaType, thumbnails: asset.thumbnails };
+  let withheld = false;
+  if (req.version !== null) {
+    const [v] = await deps.db.select().from(assetVersions).where(and(eq(assetVersions.assetId, asset.id), eq(assetVersions.versionNumber, req.version)));
+    if (!v) return { missing: true, asset, workspace };
+    content = v;
+    withheld = isGatedPlan(workspace) && !isRevertable(workspace, v.createdAt, deps.clock());
+  }
+  const preview = req.preview || withheld;
+  let key: string | null = null;
+  let contentType = "image/jpeg";
+  if (req.kind === "original" || (req.kind === "display" && !thumbKey(content.thumbnails, "large"))) {
+    if (withheld) return { missing: true, asset, workspace };
+    key = content.storageKey;
+    contentType = content.mediaType;
+  } else if (req.kind === "display") key = thumbKey(content.thumbnails, "large");
+  else if (req.kind.startsWith("thumb-")) key = thumbKey(content.thumbnails, req.kind.slice("thumb-".length));
+  if (!key) return { missing: true, asset, workspace };
+  return { asset, workspace, key, contentType, preview: preview && contentType === "image/jpeg" };
+}

@@ -1,0 +1,79 @@
+import { verifyBoardToken } from "../access-tokens/board-token-jwt";
+import { visibleBoardIds } from "../boards";
+import type { Deps } from "../deps";
+import { errorResponse, toErrorResponse } from "../http/envelope";
+import { getSecret } from "../secrets";
+import { storageForJob } from "../uploads/storage-for-request";
+import { mediaPath, verifyMediaSignature } from "./links";
+import { parseMediaPath, resolveMedia, type MediaRequest } from "./resolve-media";
+import { renderPreview } from "./thumbnails";
+import { assetBoards } from "../db/schema";
+import { eq } from "drizzle-orm";
+import type { Asset, Workspace } from "../db/schema";
+
+const forbidden = () => errorResponse("unauthenticated", "This media link is expired or invalid");
+
+/** A signed link for exactly this path, or `?token=` with a board access token whose boards hold the asset. */
+async function authorized(deps: Deps, url: URL, req: MediaRequest, asset: Asset, workspace: Workspace): Promise<boolean> {
+  const sig = url.searchParams.get("sig");
+  const exp = Number(url.searchParams.get("exp"));
+  if (sig) {
+    const path = mediaPath(req.assetToken, req.kind, { version: req.version ?? undefined, preview: req.preview });
+    return verifyMediaSignature(await getSecret(deps.db, "media_url_key"), path, exp, sig, deps.clock().getTime());
+  }
+  const token = url.searchParams.get("token");
+  if (!token) return false;
+  const check = await verifyBoardToken(await getSecret(deps.db, "board_token_key"), token, deps.clock());
+  if (!check.ok || check.claims.workspaceId !== workspace.id) return false;
+  const visible = await visibleBoardIds(deps.db, workspace, { kind: "board", ...check.claims });
+  const memberships = await deps.db.select({ boardId: assetBoards.boardId }).from(assetBoards).where(eq(assetBoards.assetId, asset.id));
+  return memberships.some((m) => visible?.includes(m.boardId));
+}
+
+function parseRange(header: string | null, size: number): { start: number; end: number } | null | "invalid" {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return "invalid";
+  let start = m[1] === "" ? size - Number(m[2]) : Number(m[1]);
+  let end = m[1] === "" || m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  start = Math.max(0, start);
+  if (start > end || start >= size) return "invalid";
+  return { start, end };
+}
+
+/** GET /media/…: streams an asset's original, thumbnails or previews, with Range support. */
+export async function serveMedia(deps: Deps, request: Request, segments: string[]): Promise<Response> {
+  try {
+    const parsed = parseMediaPath(segments);
+    if (!parsed) return errorResponse("route_not_found", "No such media");
+    const target = await resolveMedia(deps, parsed);
+    if ("missing" in target) {
+      if (target.asset && target.workspace && !(await authorized(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
+      return errorResponse("asset_not_found", "No such media for this asset");
+    }
+    if (!(await authorized(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
+    const storage = storageForJob(deps, target.workspace);
+    const headers: Record<string, string> = { "Content-Type": target.contentType, "Cache-Control": "private, max-age=60", "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };
+    if (target.preview) {
+      const previewKey = `${target.key}.preview.jpg`;
+      if (!(await storage.head(previewKey))) {
+        const source = Buffer.from(await new Response(await storage.read(target.key)).arrayBuffer());
+        await storage.write(previewKey, await renderPreview(source), "image/jpeg");
+      }
+      return new Response(await storage.read(previewKey), { headers });
+    }
+    const info = await storage.head(target.key);
+    if (!info) return errorResponse("asset_not_found", "The stored file is missing");
+    const range = parseRange(request.headers.get("range"), info.size);
+    if (range === "invalid") return new Response(null, { status: 416, headers: { "Content-Range": `bytes */${info.size}` } });
+    if (range) {
+      const body = await storage.read(target.key, { start: range.start, end: range.end });
+      return new Response(body, { status: 206, headers: { ...headers, "Content-Length": String(range.end - range.start + 1), "Content-Range": `bytes ${range.start}-${range.end}/${info.size}` } });
+    }
+    const body = request.method === "HEAD" ? null : await storage.read(target.key);
+    return new Response(body, { headers: { ...headers, "Content-Length": String(info.size), ETag: `"${info.etag.replace(/"/g, "")}"` } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}
+

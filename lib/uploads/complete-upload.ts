@@ -1,0 +1,89 @@
+import { and, eq } from "drizzle-orm";
+import type { Principal } from "../auth/principal";
+import { creatorLabel } from "../auth/principal";
+import { emitAssetChanged, requestProcessing } from "../assets/events";
+import { findBoard } from "../boards";
+import type { Deps } from "../deps";
+import { assetBoards, assets, uploadSessions, type Asset, type UploadSession, type Workspace } from "../db/schema";
+import { DomainError, notFound } from "../errors";
+import { newToken } from "../tokens";
+import type { StorageDriver } from "../storage/types";
+import { loadUploadSession, receiveBytes } from "./receive-bytes";
+
+export type CompleteInput = {
+  signedStorageId: string;
+  multipartUploadId?: string;
+  title?: string;
+  description?: string;
+  collectionToken?: string;
+};
+
+export type CompleteResult = { asset: Asset; created: boolean };
+
+async function assetOfSession(deps: Deps, session: UploadSession): Promise<CompleteResult> {
+  if (session.consumedAs !== "asset" || session.assetId === null) {
+    throw new DomainError("invalid_signed_storage_id", "This signed_storage_id was already used for a version write");
+  }
+  const [asset] = await deps.db.select().from(assets).where(eq(assets.id, session.assetId));
+  if (!asset) throw notFound("asset_not_found", "The asset created from this upload was deleted; asset");
+  return { asset, created: false };
+}
+
+/**
+ * upload_complete: turns uploaded bytes into an asset (head_version_number 1), optionally on a
+ * board. Idempotent: completing the same signed_storage_id again returns the asset of the first
+ * completion. Two concurrent completions race on the session row: the one whose
+ * `pending → completed` update wins creates the asset, the other returns it.
+ */
+export async function completeUpload(
+  deps: Deps,
+  storage: StorageDriver,
+  input: { workspace: Workspace; principal: Principal; body: CompleteInput },
+): Promise<CompleteResult> {
+  const { workspace, body } = input;
+  const session = await loadUploadSession(deps, workspace, body.signedStorageId);
+  if (session.status === "completed") return assetOfSession(deps, session);
+
+  const boardToken = body.collectionToken ?? session.collectionToken;
+  const board = boardToken ? await findBoard(deps.db, workspace.id, boardToken) : null;
+  if (boardToken && !board) throw notFound("board_not_found", "Board");
+
+  const bytes = await receiveBytes(storage, session, body.multipartUploadId);
+
+  const now = deps.clock();
+  const created = await deps.db.transaction(async (tx) => {
+    const claimed = await tx
+      .update(uploadSessions)
+      .set({ status: "completed", completedAt: now, consumedAs: "asset" })
+      .where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.status, "pending")))
+      .returning({ id: uploadSessions.id });
+    if (!claimed.length) return null;
+    const [asset] = await tx
+      .insert(assets)
+      .values({
+        workspaceId: workspace.id,
+        token: newToken(),
+        title: body.title ?? session.title ?? "Untitled",
+        description: body.description ?? null,
+        mediaType: bytes.mediaType,
+        size: bytes.size,
+        md5: bytes.md5,
+        storageKey: bytes.key,
+        createdByToken: creatorLabel(input.principal),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (board) await tx.insert(assetBoards).values({ assetId: asset.id, boardId: board.board.id, createdAt: now });
+    await tx.update(uploadSessions).set({ assetId: asset.id }).where(eq(uploadSessions.id, session.id));
+    return asset;
+  });
+  if (created) {
+    // ---- after commit: thumbnails/probe, and the asset_added webhooks
+    await requestProcessing(deps, created);
+    await emitAssetChanged(deps, { asset: created, kind: "asset_added" });
+    return { asset: created, created: true };
+  }
+  const [again] = await deps.db.select().from(uploadSessions).where(eq(uploadSessions.id, session.id));
+  return assetOfSession(deps, again);
+}

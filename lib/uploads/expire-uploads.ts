@@ -1,0 +1,43 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { uploadSessions, workspaces } from "../db/schema";
+import { storageForJob } from "./storage-for-request";
+
+export type ExpireResult = { expired: number; objectsDeleted: number; failures: number };
+
+/**
+ * Sessions reserved but never completed within their 24 h: their bytes (whole object or
+ * multipart parts) are deleted and the session is marked expired, so abandoned uploads do not
+ * fill the store. Marked only after its storage is cleaned, so a failure is retried next sweep.
+ */
+export async function expireUploads(deps: Deps, limit = 500): Promise<ExpireResult> {
+  const now = deps.clock();
+  const stale = await deps.db
+    .select({ session: uploadSessions, storageKind: workspaces.storageKind })
+    .from(uploadSessions)
+    .innerJoin(workspaces, eq(workspaces.id, uploadSessions.workspaceId))
+    .where(and(eq(uploadSessions.status, "pending"), lt(uploadSessions.expiresAt, now)))
+    .limit(limit);
+  const result: ExpireResult = { expired: 0, objectsDeleted: 0, failures: 0 };
+  for (const { session, storageKind } of stale) {
+    const storage = storageForJob(deps, { storageKind });
+    try {
+      if (session.multipartUploadId) await storage.abortMultipart({ key: session.storageKey, uploadId: session.multipartUploadId });
+      if (await storage.head(session.storageKey)) {
+        await storage.delete(session.storageKey);
+        result.objectsDeleted += 1;
+      }
+      // Only a still-pending session expires: one completed meanwhile keeps its bytes.
+      const updated = await deps.db
+        .update(uploadSessions)
+        .set({ status: "expired" })
+        .where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.status, "pending")))
+        .returning({ id: uploadSessions.id });
+      result.expired += updated.length;
+    } catch (err) {
+      result.failures += 1;
+      console.error(`[easel] could not expire upload session ${session.id}`, err);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,54 @@
+import { and, eq } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { uploadSessions, type UploadSession, type Workspace } from "../db/schema";
+import { DomainError } from "../errors";
+import { getSecret } from "../secrets";
+import type { StorageDriver } from "../storage/types";
+import { verifyStorageId } from "./signed-storage-id";
+
+export const PART_SIZE = 8 * 1024 * 1024;
+
+const invalidId = () => new DomainError("invalid_signed_storage_id", "The signed_storage_id is not valid for this workspace (tampered, expired or unknown)");
+
+/** The upload session a signed_storage_id names, if the id is genuine, unexpired and this workspace's. */
+export async function loadUploadSession(deps: Deps, workspace: Workspace, signedStorageId: string): Promise<UploadSession> {
+  const secret = await getSecret(deps.db, "signed_storage_id_key");
+  const check = verifyStorageId(secret, signedStorageId, workspace.id, deps.clock());
+  if (!check.ok) throw invalidId();
+  const [session] = await deps.db
+    .select()
+    .from(uploadSessions)
+    .where(and(eq(uploadSessions.handle, check.claims.handle), eq(uploadSessions.workspaceId, workspace.id)))
+    .limit(1);
+  if (!session) throw invalidId();
+  return session;
+}
+
+export type ReceivedBytes = { key: string; size: number; md5: string; mediaType: string };
+
+/**
+ * Makes the uploaded bytes a whole object and checks them: completes a multipart upload (listing
+ * the parts itself), confirms the object exists, compares the md5 declared at prepare. A retry
+ * after a completed multipart finds the object and skips the completion.
+ */
+export async function receiveBytes(storage: StorageDriver, session: UploadSession, multipartUploadId?: string): Promise<ReceivedBytes> {
+  if (session.multipartUploadId) {
+    if (multipartUploadId !== undefined && multipartUploadId !== session.multipartUploadId) {
+      throw new DomainError("validation_failed", "multipart_upload_id does not belong to this upload", { field: "multipart_upload_id" });
+    }
+    if (!(await storage.head(session.storageKey))) {
+      await storage.completeMultipart({
+        key: session.storageKey,
+        uploadId: session.multipartUploadId,
+        expectedParts: Math.ceil(session.size / PART_SIZE),
+      });
+    }
+  }
+  const info = await storage.head(session.storageKey);
+  if (!info) throw new DomainError("storage_object_not_found", "The file is not in storage: upload the bytes first");
+  const md5 = await storage.md5(session.storageKey);
+  if (session.md5 && session.md5 !== md5) {
+    throw new DomainError("checksum_mismatch", "The uploaded bytes do not match the md5 given at upload_prepare", { expected_md5: session.md5, actual_md5: md5 });
+  }
+  return { key: session.storageKey, size: info.size, md5, mediaType: session.mediaType };
+}

@@ -1,0 +1,91 @@
+import { and, eq } from "drizzle-orm";
+import { creatorLabel, type Principal } from "../auth/principal";
+import { diffFields, type Changes } from "../assets/changes";
+import { emitAssetChanged } from "../assets/events";
+import { getAssetOrThrow } from "../assets/get-asset";
+import type { Deps } from "../deps";
+import { assets, assetVersions, type Asset, type AssetVersion, type Workspace } from "../db/schema";
+import { DomainError } from "../errors";
+import type { StorageDriver } from "../storage/types";
+import { assertBoardVersionWriteable, assertHeadMatches, assertVersioningAllowed, lockAsset, revertWindowExceeded } from "./gates";
+import { isRevertable } from "./plans";
+import { snapshotHead } from "./snapshot";
+
+export type VersionWriteResult = { asset: Asset; headVersionNumber: number; changes: Changes; wrote: boolean };
+
+const versionNotFound = (n: number) => new DomainError("version_not_found", `No stored version ${n}`);
+
+async function findVersion(deps: Deps, assetId: number, n: number): Promise<AssetVersion | null> {
+  const [row] = await deps.db.select().from(assetVersions).where(and(eq(assetVersions.assetId, assetId), eq(assetVersions.versionNumber, n)));
+  return row ?? null;
+}
+
+/** The head's fields that a revert replaces, for the `changes` of asset_updated. */
+const contentOf = (a: Pick<Asset, "title" | "description" | "text" | "mediaType" | "md5" | "size">) => ({
+  title: a.title,
+  description: a.description,
+  text: a.text,
+  media_type: a.mediaType,
+  md5: a.md5,
+  size: a.size,
+});
+
+/**
+ * Restores stored version N: the head is snapshotted (carrying `comment`), then takes N's bytes
+ * and metadata; the head number moves forward by one. Reverting to the live head, or again to the
+ * version the last revert restored (a retry), changes nothing.
+ */
+export async function revertAsset(
+  deps: Deps,
+  storage: StorageDriver,
+  input: { workspace: Workspace; principal: Principal; token: string; versionNumber: number; comment?: string; ifMatch?: number },
+): Promise<VersionWriteResult> {
+  const { workspace } = input;
+  // ---- access, plan and board gates (read-only, outside the transaction)
+  const current = await getAssetOrThrow(deps.db, workspace, input.token);
+  assertVersioningAllowed(workspace);
+  await assertBoardVersionWriteable(deps.db, current.id);
+  assertHeadMatches(current, input.ifMatch);
+  const n = input.versionNumber;
+  if (n === current.nextVersionNumber || current.revertedFrom === n) return { asset: current, headVersionNumber: current.nextVersionNumber, changes: {}, wrote: false };
+  if (n > current.nextVersionNumber) throw versionNotFound(n);
+  const target = await findVersion(deps, current.id, n);
+  if (!target) throw versionNotFound(n);
+  if (!isRevertable(workspace, target.createdAt, deps.clock())) throw revertWindowExceeded(workspace);
+  // ---- the stored bytes must still exist (checked before taking the row lock: no I/O under it)
+  if (!(await storage.head(target.storageKey))) throw new DomainError("version_blob_missing", `The stored file of version ${n} is no longer in storage`);
+
+  // ---- snapshot the head, then apply version N's content
+  const now = deps.clock();
+  const result = await deps.db.transaction(async (tx): Promise<VersionWriteResult> => {
+    const asset = await lockAsset(tx, workspace, input.token);
+    assertHeadMatches(asset, input.ifMatch);
+    if (asset.revertedFrom === n) return { asset, headVersionNumber: asset.nextVersionNumber, changes: {}, wrote: false };
+    await snapshotHead(tx, asset, { comment: input.comment?.trim() ? input.comment : null, now });
+    const sameBytes = asset.md5 === target.md5 && asset.storageKey === target.storageKey;
+    const [updated] = await tx
+      .update(assets)
+      .set({
+        title: target.title,
+        description: target.description,
+        text: target.text,
+        mediaType: target.mediaType,
+        size: target.size,
+        md5: target.md5,
+        storageKey: target.storageKey,
+        thumbnails: target.thumbnails,
+        media: target.media,
+        headSource: "REVERT",
+        revertedFrom: n,
+        createdByToken: creatorLabel(input.principal),
+        updatedAt: now,
+        ...(sameBytes ? {} : { streamKey: null, encodeStatus: "none" as const, encodeError: null }),
+      })
+      .where(eq(assets.id, asset.id))
+      .returning();
+    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes: diffFields(contentOf(asset), contentOf(updated)), wrote: true };
+  });
+  // ---- after commit: tell the webhooks
+  if (result.wrote) await emitAssetChanged(deps, { asset: result.asset, kind: "asset_updated", changes: result.changes });
+  return result;
+}
