@@ -12,6 +12,8 @@ const nextConfig: NextConfig = {
     "@google-cloud/storage",
   ],
   poweredByHeader: false,
+  // The build type-checks the app only; `npm run typecheck` (and CI) checks tests, e2e and benches too.
+  typescript: { tsconfigPath: "tsconfig.build.json" },
   typedRoutes: false,
 };
 
