@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import type { Clock } from "../../clock";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
+import { discardUnreadBody } from "../discard-body";
 import type { Layout } from "../disk/layout";
 import { commitObject, deleteObject, headObject, NoSuchBucketError, openObject } from "../disk/objects";
 import { BodyError, receiveToTemp } from "../disk/receive";
@@ -46,6 +47,7 @@ export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Prom
     const response = uploadId !== null ? await sessionRequest(req, ctx, target, uploadId) : await signedRequest(req, url, ctx, target);
     return withStorageCors(response, EXPOSED);
   } catch (err) {
+    discardUnreadBody(req);
     return withStorageCors(gcsErrorResponse(toGcsError(err), req.method), EXPOSED);
   }
 }

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type { Clock } from "../../clock";
 import { safeDecode } from "../canonical";
+import { discardUnreadBody } from "../discard-body";
 import { BodyError } from "../disk/receive";
 import { MultipartError } from "../disk/multipart";
 import { NoSuchBucketError } from "../disk/objects";
@@ -106,6 +107,7 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
     response.headers.set("x-amz-request-id", requestId);
     return s3Cors(response);
   } catch (err) {
+    discardUnreadBody(req);
     return s3Cors(s3ErrorResponse(toS3Error(err), resource, req.method, requestId));
   }
 }

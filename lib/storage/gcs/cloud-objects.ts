@@ -26,6 +26,9 @@ export function cloudObjects(bucket: Bucket): ObjectOps {
     }
   };
   return {
+    async ready() {
+      // The bucket is provisioned with the Google Cloud project, not by Easel.
+    },
     async head(key) {
       try {
         const [meta] = await bucket.file(key).getMetadata();

@@ -16,7 +16,8 @@ export function createGcsDriver(resolve: () => Promise<{ signer: GcsSigner; obje
     kind: "gcs",
 
     async prepareUpload({ key, expiresAt }) {
-      const { signer } = await resolve();
+      const { signer, objects: ops } = await resolve();
+      await ops.ready();
       const uploadUrl = await signGcsUrl(signer, key, { action: "resumable" }, clock(), expiresAt);
       return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null };
     },

@@ -7,7 +7,10 @@ import { commitObject, createBucket, deleteObject, headObject, openObject, type 
 import { receiveToTemp, type Body } from "../../objectstore/disk/receive";
 import type { StorageDriver } from "../types";
 
-export type ObjectOps = Pick<StorageDriver, "head" | "md5" | "read" | "write" | "copy" | "delete">;
+export type ObjectOps = Pick<StorageDriver, "head" | "md5" | "read" | "write" | "copy" | "delete"> & {
+  /** Makes sure the bucket exists before an upload URL is handed out. */
+  ready(): Promise<void>;
+};
 
 const MAX_OBJECT_BYTES = 5 * 1024 ** 4;
 const missing = (what: string) => new DomainError("storage_object_not_found", `${what}: the object is not in storage`);
@@ -37,6 +40,9 @@ export function localObjects(lay: Layout, bucket: string, clock: Clock): ObjectO
   };
 
   return {
+    async ready() {
+      await ensureBucket();
+    },
     async head(key) {
       await ensureBucket();
       const record = await headObject(lay, bucket, key);
