@@ -1,0 +1,92 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { authenticate } from "../auth/authenticate";
+import { principalKey, type Principal } from "../auth/principal";
+import { getDeps } from "../deps";
+import { env } from "../env";
+import { DomainError } from "../errors";
+import { toErrorResponse } from "../http/envelope";
+import { clientAddress, consume, rateHeaders, type RateState } from "../http/rate-limit";
+import type { DownloadOptions } from "./download";
+import { createMcpServer, type McpContext } from "./server";
+
+export type McpRouteOptions = {
+  /** How create_asset_version downloads (extra trusted CAs, deadline, resolver). Default: Node's trust store, 30 s. */
+  download?: DownloadOptions;
+};
+
+const CORS: Record<string, string> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "WWW-Authenticate, Mcp-Session-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Allow",
+};
+
+/** RFC 6750: a bare challenge when no credentials came, `invalid_token` when they were wrong. */
+function challenge(req: Request, err: DomainError): string {
+  if (!req.headers.has("authorization")) return 'Bearer realm="easel"';
+  return `Bearer realm="easel", error="invalid_token", error_description="${err.message.replace(/["\\]/g, "")}"`;
+}
+
+const limitFor = (p: Principal | null) => (p?.kind === "board" ? env().EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN : env().EASEL_RATE_LIMIT_PER_MIN);
+
+/**
+ * Stateless Streamable HTTP: a fresh server and transport for every POST (the SDK refuses to reuse
+ * a stateless transport), answering with one JSON body rather than an SSE stream, since no tool
+ * streams progress. Nothing is kept between requests, so any app node can answer any request.
+ */
+async function serve(req: Request, ctx: McpContext): Promise<Response> {
+  const server = createMcpServer(ctx);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(req);
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * The handlers of app/mcp/route.ts. POST: authenticate the API token (401 with WWW-Authenticate),
+ * count it against the token's rate limit, refuse board access tokens (403), then MCP. GET (the
+ * server-to-client SSE stream) and DELETE (session end) mean nothing without sessions: 405, which
+ * the Streamable HTTP transport's clients expect.
+ */
+export function mcpRoute(options: McpRouteOptions = {}) {
+  async function POST(req: Request): Promise<Response> {
+    let rate: RateState | null = null;
+    let response: Response;
+    try {
+      const deps = await getDeps();
+      const principal = await authenticate(req, deps);
+      rate = consume(principalKey(principal), limitFor(principal));
+      if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
+      if (principal.kind === "board") throw new DomainError("board_scoped_token", "A board access token cannot use the assistant tools: use an API token");
+      response = await serve(req, { deps, principal, req, download: options.download });
+    } catch (err) {
+      response = toErrorResponse(err);
+      if (err instanceof DomainError && err.code === "unauthenticated") response.headers.set("WWW-Authenticate", challenge(req, err));
+    }
+    rate ??= consume(`ip:${clientAddress(req)}`, limitFor(null));
+    for (const [k, v] of Object.entries({ ...rateHeaders(rate), ...CORS })) response.headers.set(k, v);
+    return response;
+  }
+
+  async function notAllowed(req: Request): Promise<Response> {
+    const response = toErrorResponse(new DomainError("method_not_allowed", `${req.method} is not allowed here: this MCP endpoint is stateless, POST only`, { allow: ["POST"] }));
+    for (const [k, v] of Object.entries(CORS)) response.headers.set(k, v);
+    return response;
+  }
+
+  async function OPTIONS(): Promise<Response> {
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...CORS,
+        "Access-Control-Allow-Methods": "POST",
+        "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+        "Access-Control-Max-Age": "600",
+        Allow: "POST, OPTIONS",
+      },
+    });
+  }
+
+  return { POST, GET: notAllowed, DELETE: notAllowed, OPTIONS };
+}
