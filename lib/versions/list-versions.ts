@@ -1,4 +1,4 @@
-import { count, desc, eq } from "drizzle-orm";
+import { and, desc, eq, gt, lte } from "drizzle-orm";
 import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
 import { assetVersions, type Workspace } from "../db/schema";
@@ -8,21 +8,20 @@ import { toVersionJson, type Surface } from "./present";
 
 /**
  * Stored versions newest first, with `head_version_number` (the number the next write takes; the
- * newest stored version is always head − 1). Pages by the (asset, number) index, so the cost does
- * not grow with history length.
+ * newest stored version is always head − 1). Versions are numbered 1..head−1 without gaps (never
+ * pruned; a number is taken only inside the committing transaction), so page p is a range of
+ * numbers read through the (asset, number) index: the last page of 100,000 versions costs what
+ * the first does, and the total needs no count.
  */
 export async function listVersions(deps: Deps, input: { workspace: Workspace; token: string; page: Page; surface: Surface; link: MediaLinker }) {
   const asset = await getAssetOrThrow(deps.db, input.workspace, input.token);
-  const [rows, [{ total }]] = await Promise.all([
-    deps.db
-      .select()
-      .from(assetVersions)
-      .where(eq(assetVersions.assetId, asset.id))
-      .orderBy(desc(assetVersions.versionNumber))
-      .limit(input.page.perPage)
-      .offset(offsetOf(input.page)),
-    deps.db.select({ total: count() }).from(assetVersions).where(eq(assetVersions.assetId, asset.id)),
-  ]);
+  const total = asset.nextVersionNumber - 1;
+  const newest = total - offsetOf(input.page);
+  const rows = await deps.db
+    .select()
+    .from(assetVersions)
+    .where(and(eq(assetVersions.assetId, asset.id), lte(assetVersions.versionNumber, newest), gt(assetVersions.versionNumber, newest - input.page.perPage)))
+    .orderBy(desc(assetVersions.versionNumber));
   const now = deps.clock();
   const ctx = { surface: input.surface, workspace: input.workspace, now, assetToken: asset.token, link: input.link };
   return {

@@ -106,6 +106,19 @@ describe("the interface's head and version counter table", () => {
   });
 });
 
+describe("listing", () => {
+  it("pages newest first by number ranges, with pagy totals; validates paging", async () => {
+    const { asset } = await newAsset(team);
+    for (let i = 1; i <= 5; i++) await patch(team.ws, team.token, asset.token, { create_version: true, comment: `c${i}` });
+    const pages = await Promise.all([1, 2, 3, 4].map((p) => versions(team.ws, team.token, asset.token, `?per_page=2&page=${p}`)));
+    expect(pages.map((r) => r.body.data.map((v: { version_number: number }) => v.version_number))).toEqual([[5, 4], [3, 2], [1], []]);
+    expect(pages[0].body.pagy).toEqual({ current_page: 1, page_items: 2, total_pages: 3, total_count: 5 });
+    expect(pages.every((r) => r.body.head_version_number === 6)).toBe(true);
+    expect((await versions(team.ws, team.token, asset.token)).body.data).toHaveLength(5);
+    for (const q of ["?per_page=0", "?per_page=101", "?page=0", "?page=x"]) expectValidation(await versions(team.ws, team.token, asset.token, q), q.slice(1).split("=")[0]);
+  });
+});
+
 describe("errors", () => {
   it("version_not_found above the head; invalid_version_number for anything but a positive integer", async () => {
     const { asset } = await newAsset(team);
