@@ -86,7 +86,12 @@ export class Executor {
     this.running = false;
     this.unsubscribe?.();
     this.poke();
-    await Promise.race([Promise.all([this.loop, ...this.inFlight]), sleep(graceMs)]);
+    // The loop first: a claim it had under way becomes one more call in flight.
+    const drained = (async () => {
+      await this.loop;
+      await Promise.all([...this.inFlight]);
+    })();
+    await Promise.race([drained, sleep(graceMs)]);
   }
 
   /** Looks for work now rather than at the next poll. */
@@ -137,6 +142,10 @@ export class Executor {
     while (this.running && this.inFlight.size < this.o.concurrency) {
       const item = await claimNext(this.o.db, this.o.clock(), this.o.leaseMs);
       if (!item) break;
+      if (!this.running) {
+        await unlease(this.o.db, item);
+        break;
+      }
       const task: Promise<void> = this.process(item).finally(() => {
         this.inFlight.delete(task);
         this.poke();
