@@ -4,6 +4,7 @@ import { DomainError } from "../errors";
 import { getSecret } from "../secrets";
 import { findLiveApiToken } from "./api-tokens";
 import type { Principal } from "./principal";
+import { sessionPrincipal } from "./session-principal";
 
 const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
 
@@ -16,10 +17,15 @@ export function bearerToken(req: Request): string | null {
   return match[1];
 }
 
-/** Resolves an API token or a board access token; anything missing, unknown, revoked or expired is 401. */
+/** Resolves an API token, a board access token or (without an Authorization header) a web UI session; anything missing, unknown, revoked or expired is 401. */
 export async function authenticate(req: Request, deps: Deps): Promise<Principal> {
   const raw = bearerToken(req);
-  if (raw === null) throw unauthenticated("Missing Authorization header");
+  if (raw === null) {
+    // The web UI calls /v1 with its next-auth session cookie instead of a token (README "Web UI").
+    const session = await sessionPrincipal(req, deps);
+    if (session) return session;
+    throw unauthenticated("Missing Authorization header");
+  }
   if (looksLikeJwt(raw)) {
     const verified = await verifyBoardToken(await getSecret(deps.db, "board_token_key"), raw, deps.clock());
     if (!verified.ok) throw unauthenticated(verified.reason === "expired" ? "The board access token has expired" : "Invalid board access token");

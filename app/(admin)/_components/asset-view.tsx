@@ -1,0 +1,98 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { Alert } from "@/app/_components/ui/alert";
+import { Badge } from "@/app/_components/ui/badge";
+import { Button } from "@/app/_components/ui/button";
+import { Dialog } from "@/app/_components/ui/dialog";
+import { Spinner } from "@/app/_components/ui/empty-state";
+import { api } from "@/lib/client/api";
+import { describeError } from "@/lib/client/errors";
+import { formatBytes, formatDate } from "@/lib/client/format";
+import { assetQuery, keys, workspaceQuery } from "@/lib/client/queries";
+import { AssetPreview } from "./asset-preview";
+import { MetadataForm } from "./metadata-form";
+import { NewVersionPanel } from "./new-version-panel";
+import { VersionTimeline } from "./version-timeline";
+
+/** The asset page: preview or player, details, new versions, and the version timeline. */
+export function AssetView({ slug, token, playerToken }: { slug: string; token: string; playerToken: string | null }) {
+  const qc = useQueryClient();
+  const router = useRouter();
+  const { data: ws } = useQuery(workspaceQuery(slug));
+  const workspace = ws?.data;
+  const query = useQuery(assetQuery(slug, token, { poll: workspace?.streaming_enabled !== false }));
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => api.assets.remove(slug, token),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: keys.assetLists(slug) });
+      router.push(`/w/${slug}/boards`);
+    },
+  });
+  if (query.isPending) return <Spinner label="Loading the asset" />;
+  if (query.isError) return <Alert>{describeError(query.error)}</Alert>;
+  const asset = query.data.data;
+  return (
+    <div className="space-y-8">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="min-w-0 truncate text-2xl font-semibold">{asset.title}</h1>
+        <Badge>{asset.media_type}</Badge>
+        <Badge tone="green">head v{asset.head_version_number}</Badge>
+        <div className="ml-auto flex items-center gap-3 text-sm">
+          {asset.boards.map((b) => (
+            <Link key={b} href={`/w/${slug}/boards/${b}`} className="text-indigo-700 hover:underline">
+              Open board
+            </Link>
+          ))}
+          <Button size="sm" variant="danger" onClick={() => setConfirmDelete(true)}>
+            Delete…
+          </Button>
+        </div>
+      </div>
+      <div className="grid gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <div className="space-y-6">
+          <AssetPreview slug={slug} asset={asset} workspace={workspace} playerToken={playerToken} />
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+            <dt className="text-neutral-500">Size</dt>
+            <dd>{formatBytes(asset.size)}</dd>
+            <dt className="text-neutral-500">MD5</dt>
+            <dd className="break-all font-mono text-xs">{asset.md5}</dd>
+            <dt className="text-neutral-500">Created</dt>
+            <dd>{formatDate(asset.created_at)}</dd>
+            <dt className="text-neutral-500">Updated</dt>
+            <dd>{formatDate(asset.updated_at)}</dd>
+          </dl>
+          {workspace?.versioning !== false && workspace ? (
+            <details className="rounded-lg border border-neutral-200 bg-white p-4">
+              <summary className="cursor-pointer font-medium">Upload new version</summary>
+              <div className="mt-3">
+                <NewVersionPanel slug={slug} asset={asset} storageKind={workspace.storage_kind} />
+              </div>
+            </details>
+          ) : null}
+        </div>
+        <section aria-labelledby="details-heading" className="space-y-3">
+          <h2 id="details-heading" className="text-lg font-semibold">
+            Details
+          </h2>
+          <MetadataForm key={asset.head_version_number} slug={slug} asset={asset} versioning={workspace?.versioning ?? false} />
+        </section>
+      </div>
+      <VersionTimeline slug={slug} asset={asset} workspace={workspace} />
+      <Dialog open={confirmDelete} onClose={() => setConfirmDelete(false)} title="Delete this asset?">
+        <p className="text-sm text-neutral-700">The asset and its whole version history are deleted. Links to it stop working.</p>
+        {remove.isError ? <Alert>{describeError(remove.error)}</Alert> : null}
+        <div className="flex justify-end gap-2">
+          <Button onClick={() => setConfirmDelete(false)}>Cancel</Button>
+          <Button variant="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+            Delete
+          </Button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Alert } from "@/app/_components/ui/alert";
+import { inputClass } from "@/app/_components/ui/field";
+import { boardQuery, keys, workspaceQuery } from "@/lib/client/queries";
+import { AssetGrid, NoAssets } from "./asset-grid";
+import { BoardHeader } from "./board-header";
+import { CreateBoardForm } from "./create-board-form";
+import { Uploader } from "./uploader";
+
+/** A board: header and actions, drag-and-drop uploads into it, and its assets (optionally with its sub-boards'). */
+export function BoardView({ slug, token }: { slug: string; token: string }) {
+  const qc = useQueryClient();
+  const { data: ws } = useQuery(workspaceQuery(slug));
+  const { data: board } = useQuery(boardQuery(slug, token));
+  const [nested, setNested] = useState(false);
+  const [filter, setFilter] = useState("");
+  const [query, setQuery] = useState("");
+  const active = board?.data.state === "active";
+  return (
+    <div className="space-y-6">
+      <BoardHeader slug={slug} token={token} />
+      <section aria-labelledby="upload-heading" className="space-y-2">
+        <h2 id="upload-heading" className="text-sm font-semibold text-neutral-700">
+          Upload to this board
+        </h2>
+        {ws && active ? (
+          <Uploader
+            slug={slug}
+            storageKind={ws.data.storage_kind}
+            target={{ kind: "asset", collectionToken: token }}
+            targetKey={`board:${token}`}
+            height={260}
+            note={ws.data.storage_kind === "s3" ? "Files of 5 MiB and more go up in 8 MiB parts." : "Files go up in resumable 8 MiB chunks."}
+            onAsset={() => void qc.invalidateQueries({ queryKey: keys.assetLists(slug) })}
+          />
+        ) : board ? (
+          <Alert tone="info">This board is {board.data.state.replace("_", "-")}: restore it to upload.</Alert>
+        ) : null}
+      </section>
+      <section aria-labelledby="assets-heading" className="space-y-3">
+        <div className="flex flex-wrap items-end gap-3">
+          <h2 id="assets-heading" className="text-lg font-semibold">
+            Assets
+          </h2>
+          <form
+            role="search"
+            className="ml-auto flex gap-2"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setQuery(filter.trim());
+            }}
+          >
+            <label htmlFor="board-filter" className="sr-only">
+              Filter this board
+            </label>
+            <input id="board-filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter this board" className={`${inputClass} w-56 py-1.5`} />
+          </form>
+          <label className="flex items-center gap-2 text-sm text-neutral-700">
+            <input type="checkbox" checked={nested} onChange={(e) => setNested(e.target.checked)} className="h-4 w-4 rounded border-neutral-300" />
+            Include sub-boards
+          </label>
+        </div>
+        <AssetGrid
+          slug={slug}
+          scope={{ kind: "board", token, nested, query: query || undefined }}
+          empty={<NoAssets title={query ? `Nothing here matches “${query}”` : "No assets on this board yet"}>{query ? null : "Drop files into the upload area above."}</NoAssets>}
+        />
+      </section>
+      <section aria-labelledby="sub-heading" className="max-w-md">
+        <h2 id="sub-heading" className="sr-only">
+          Sub-boards
+        </h2>
+        <CreateBoardForm slug={slug} parentToken={token} label="New sub-board" />
+      </section>
+    </div>
+  );
+}

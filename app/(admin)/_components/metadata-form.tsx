@@ -1,0 +1,105 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Alert } from "@/app/_components/ui/alert";
+import { Button } from "@/app/_components/ui/button";
+import { TextArea, TextField } from "@/app/_components/ui/field";
+import { api } from "@/lib/client/api";
+import { describeError } from "@/lib/client/errors";
+import { keys } from "@/lib/client/queries";
+import type { Asset } from "@/lib/client/types";
+
+const fieldsToText = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join("\n");
+
+/** "key: value" per line → custom fields; blank lines are skipped, a line without ":" is an error. */
+export function parseFields(text: string): Record<string, string> | string {
+  const out: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const at = line.indexOf(":");
+    if (at <= 0) return `“${line.trim()}” is not “name: value”.`;
+    out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * Title, description, text, tags and fields. A plain save changes the head in place; "keep a
+ * version" first stores the current state as a version (a checkpoint) with an optional comment.
+ */
+export function MetadataForm({ slug, asset, versioning }: { slug: string; asset: Asset; versioning: boolean }) {
+  const qc = useQueryClient();
+  const [title, setTitle] = useState(asset.title);
+  const [description, setDescription] = useState(asset.description ?? "");
+  const [text, setText] = useState(asset.text ?? "");
+  const [tags, setTags] = useState(asset.tags.join(", "));
+  const [fields, setFields] = useState(fieldsToText(asset.fields));
+  const [checkpoint, setCheckpoint] = useState(false);
+  const [comment, setComment] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: async (body: Record<string, unknown>) => ({ before: asset.head_version_number, res: await api.assets.update(slug, asset.token, body) }),
+    onSuccess: async ({ res }) => {
+      qc.setQueryData(keys.asset(slug, asset.token), { data: res.data });
+      await qc.invalidateQueries({ queryKey: keys.asset(slug, asset.token) });
+      await qc.invalidateQueries({ queryKey: keys.assetLists(slug) });
+      setComment("");
+    },
+  });
+  const saved = save.data;
+  return (
+    <form
+      aria-label="Asset details"
+      className="space-y-3"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const parsed = parseFields(fields);
+        if (typeof parsed === "string") return setProblem(parsed);
+        setProblem(null);
+        const body: Record<string, unknown> = {
+          title: title.trim(),
+          description,
+          text,
+          tags: tags.split(",").map((t) => t.trim()).filter(Boolean),
+          fields: parsed,
+        };
+        if (checkpoint) {
+          body.create_version = true;
+          if (comment.trim()) body.comment = comment.trim();
+        }
+        save.mutate(body);
+      }}
+    >
+      <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} required />
+      <TextArea label="Description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <TextArea label="Text" rows={3} value={text} onChange={(e) => setText(e.target.value)} hint="Searchable text, such as a transcript or alt text." />
+      <TextField label="Tags" value={tags} onChange={(e) => setTags(e.target.value)} hint="Separated by commas." />
+      <TextArea label="Custom fields" rows={3} value={fields} onChange={(e) => setFields(e.target.value)} hint="One “name: value” per line." className="font-mono" />
+      {versioning ? (
+        <div className="space-y-2 rounded-md border border-neutral-200 p-3">
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={checkpoint} onChange={(e) => setCheckpoint(e.target.checked)} className="h-4 w-4" />
+            Keep the current state as a version before saving
+          </label>
+          {checkpoint ? <TextField label="Version comment (optional)" value={comment} onChange={(e) => setComment(e.target.value)} /> : null}
+        </div>
+      ) : null}
+      {problem ? <Alert>{problem}</Alert> : null}
+      {save.isError ? <Alert>{describeError(save.error)}</Alert> : null}
+      {saved && !save.isPending ? (
+        <Alert tone="success">
+          Saved.{" "}
+          {saved.res.head_version_number > saved.before
+            ? `The previous state is kept as version ${saved.before}.`
+            : checkpoint
+              ? "Nothing changed and no comment was given, so no version was kept."
+              : ""}
+        </Alert>
+      ) : null}
+      <Button type="submit" variant="primary" disabled={save.isPending}>
+        {save.isPending ? "Saving…" : "Save details"}
+      </Button>
+    </form>
+  );
+}

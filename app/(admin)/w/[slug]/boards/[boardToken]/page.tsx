@@ -1,0 +1,30 @@
+import { HydrationBoundary } from "@tanstack/react-query";
+import { notFound } from "next/navigation";
+import { DomainError } from "@/lib/errors";
+import { BoardTree } from "../../../../_components/board-tree";
+import { BoardView } from "../../../../_components/board-view";
+import { BrowserShell } from "../../../../_components/browser-shell";
+import { dehydrated, prefetchAssetGrid, prefetchTree, workspaceContext } from "../../../../_lib/prefetch";
+import { requireSession } from "../../../../_lib/session";
+
+export const metadata = { title: "Board" };
+
+export default async function BoardPage({ params }: { params: Promise<{ slug: string; boardToken: string }> }) {
+  const { slug, boardToken } = await params;
+  const ctx = await workspaceContext(slug, await requireSession());
+  if (!ctx) notFound();
+  let openPath: string[];
+  try {
+    [openPath] = await Promise.all([prefetchTree(ctx, boardToken), prefetchAssetGrid(ctx, { kind: "board", token: boardToken, nested: false })]);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === "board_not_found") notFound();
+    throw err;
+  }
+  return (
+    <HydrationBoundary state={dehydrated(ctx.qc)}>
+      <BrowserShell tree={<BoardTree slug={slug} activeToken={boardToken} openPath={openPath} />}>
+        <BoardView slug={slug} token={boardToken} />
+      </BrowserShell>
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,19 @@
+import { HydrationBoundary } from "@tanstack/react-query";
+import { notFound } from "next/navigation";
+import type { ReactNode } from "react";
+import { WorkspaceNav } from "../../_components/workspace-nav";
+import { dehydrated, prefetchWorkspaces, workspaceContext } from "../../_lib/prefetch";
+import { requireSession } from "../../_lib/session";
+
+export default async function WorkspaceLayout({ children, params }: { children: ReactNode; params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const ctx = await workspaceContext(slug, await requireSession());
+  if (!ctx) notFound();
+  await prefetchWorkspaces(ctx);
+  return (
+    <HydrationBoundary state={dehydrated(ctx.qc)}>
+      <WorkspaceNav slug={slug} />
+      {children}
+    </HydrationBoundary>
+  );
+}

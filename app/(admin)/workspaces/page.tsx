@@ -1,0 +1,20 @@
+import { HydrationBoundary, dehydrate } from "@tanstack/react-query";
+import { getDeps } from "@/lib/deps";
+import { makeQueryClient } from "@/lib/client/query-client";
+import { workspacesQuery } from "@/lib/client/queries";
+import { listWorkspaces } from "@/lib/workspaces/list-workspaces";
+import { WorkspacesAdmin } from "../_components/workspaces-admin";
+import { requireSession } from "../_lib/session";
+
+export const metadata = { title: "Workspaces" };
+
+export default async function WorkspacesPage() {
+  await requireSession();
+  const qc = makeQueryClient();
+  qc.setQueryData(workspacesQuery().queryKey, { data: await listWorkspaces((await getDeps()).db) });
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <WorkspacesAdmin />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { PLANS, SCOPES, STORAGE_KINDS } from "@/lib/db/schema";
+
+export const CreateWorkspaceBody = z.object({
+  workspace: z.object({
+    slug: z.string().min(1).max(64),
+    name: z.string().trim().min(1).max(200).optional(),
+    plan: z.enum(PLANS).optional(),
+    trial_of: z.enum(PLANS).optional(),
+    storage_kind: z.enum(STORAGE_KINDS).optional(),
+  }),
+});
+
+export const UpdateWorkspaceBody = z.object({
+  workspace: z
+    .object({ plan: z.enum(PLANS).optional(), trial_of: z.enum(PLANS).nullable().optional(), streaming_enabled: z.boolean().optional() })
+    .refine((w) => Object.keys(w).length > 0, "give at least one of plan, trial_of, streaming_enabled"),
+});
+
+export const CreateTokenBody = z.object({
+  token: z.object({
+    name: z.string().trim().min(1, "must not be empty").max(100),
+    scopes: z.array(z.enum(SCOPES)).min(1, "choose at least one scope"),
+    webhooks: z.boolean().default(false),
+  }),
+});

@@ -1,0 +1,54 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db";
+import { apiTokens, type Scope, type Workspace } from "../db/schema";
+import { DomainError } from "../errors";
+import { createApiToken } from "./api-tokens";
+
+/** An API token as the admin page lists it: never the token itself, only its first characters. */
+export type ApiTokenJson = {
+  id: number;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  webhooks: boolean;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+const toJson = (t: typeof apiTokens.$inferSelect): ApiTokenJson => ({
+  id: t.id,
+  name: t.name,
+  prefix: t.tokenPrefix,
+  scopes: t.scopes,
+  webhooks: t.webhooks,
+  created_at: t.createdAt.toISOString(),
+  revoked_at: t.revokedAt?.toISOString() ?? null,
+});
+
+/** The workspace's API tokens, newest first, revoked ones included (they stay listed as revoked). */
+export async function listApiTokens(db: Db, workspace: Workspace): Promise<ApiTokenJson[]> {
+  const rows = await db.select().from(apiTokens).where(eq(apiTokens.workspaceId, workspace.id)).orderBy(desc(apiTokens.id));
+  return rows.map(toJson);
+}
+
+/** Issues a token from the admin UI; the clear token is in the answer once and never stored. */
+export async function issueApiToken(db: Db, input: { workspace: Workspace; name: string; scopes: Scope[]; webhooks: boolean; now: Date }) {
+  if (input.scopes.length === 0) throw new DomainError("validation_failed", "choose at least one scope", { field: "scopes" });
+  const { token, id } = await createApiToken(db, { workspaceId: input.workspace.id, name: input.name, scopes: [...new Set(input.scopes)], webhooks: input.webhooks, now: input.now });
+  const [row] = await db.select().from(apiTokens).where(eq(apiTokens.id, id));
+  return { ...toJson(row), token };
+}
+
+/** Revokes one of the workspace's tokens by id (the admin UI never holds the clear token); revoking twice is a no-op. */
+export async function revokeApiTokenById(db: Db, input: { workspace: Workspace; id: number; now: Date }): Promise<ApiTokenJson> {
+  const [row] = await db.select().from(apiTokens).where(and(eq(apiTokens.id, input.id), eq(apiTokens.workspaceId, input.workspace.id)));
+  // 422 rather than a 404 code of its own: the error vocabulary (lib/errors.ts) is the API's, and this route is the UI's.
+  if (!row) throw new DomainError("validation_failed", "No API token with this id in this workspace", { field: "id" });
+  if (row.revokedAt) return toJson(row);
+  const [updated] = await db
+    .update(apiTokens)
+    .set({ revokedAt: input.now })
+    .where(and(eq(apiTokens.id, row.id), isNull(apiTokens.revokedAt)))
+    .returning();
+  return toJson(updated ?? row);
+}
