@@ -45,7 +45,7 @@ export async function embeddedS3Settings(baseUrl: string, db: Db): Promise<S3Set
 }
 
 export function makeS3Client(settings: S3Settings): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     endpoint: settings.endpoint,
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
@@ -55,4 +55,20 @@ export function makeS3Client(settings: S3Settings): S3Client {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
+  if (settings.embedded) {
+    // The SDK addresses a bucket (CreateBucket, ListObjects…) as `/<bucket>/`, and Next.js answers
+    // a path ending in "/" with a redirect to the path without it. Bucket requests to the embedded
+    // store are sent as `/<bucket>`, before signing, so the signature covers the path sent.
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { path?: unknown };
+        if ((args.input as { Key?: unknown }).Key === undefined && typeof request.path === "string" && request.path.length > 1) {
+          request.path = request.path.replace(/\/+$/, "");
+        }
+        return next(args);
+      },
+      { step: "build", name: "easelBucketPathWithoutSlash" },
+    );
+  }
+  return client;
 }
