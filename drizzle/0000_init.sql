@@ -124,7 +124,8 @@ CREATE TABLE "triggers" (
 	"created_by_token_id" integer,
 	"expiration_date" timestamp with time zone NOT NULL,
 	"created_at" timestamp with time zone NOT NULL,
-	"deleted_at" timestamp with time zone
+	"deleted_at" timestamp with time zone,
+	"disabled_at" timestamp with time zone
 );
 --> statement-breakpoint
 CREATE TABLE "webhook_deliveries" (
@@ -267,7 +268,9 @@ CREATE UNIQUE INDEX "asset_versions_number_key" ON "asset_versions" USING btree 
 CREATE UNIQUE INDEX "upload_sessions_handle_key" ON "upload_sessions" USING btree ("handle");--> statement-breakpoint
 CREATE INDEX "upload_sessions_status_idx" ON "upload_sessions" USING btree ("status","expires_at");--> statement-breakpoint
 CREATE INDEX "triggers_board_hook_idx" ON "triggers" USING btree ("board_id","hook");--> statement-breakpoint
+CREATE INDEX "triggers_workspace_idx" ON "triggers" USING btree ("workspace_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_trigger_idx" ON "webhook_deliveries" USING btree ("trigger_id","id");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_message_idx" ON "webhook_deliveries" USING btree ("trigger_id","message_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "idempotency_keys_principal_key" ON "idempotency_keys" USING btree ("principal","key");--> statement-breakpoint
 CREATE INDEX "job_calls_run_idx" ON "job_calls" USING btree ("run_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "job_events_dedupe_key" ON "job_events" USING btree ("dedupe_key");--> statement-breakpoint

@@ -24,8 +24,10 @@ export const triggers = pgTable(
     expirationDate: timestamp("expiration_date", { withTimezone: true, mode: "date" }).notNull(),
     createdAt: createdAt(),
     deletedAt: timestamp("deleted_at", { withTimezone: true, mode: "date" }),
+    /** Set when a receiver answered 410 Gone: no more deliveries until the trigger is renewed. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
   },
-  (t) => [index("triggers_board_hook_idx").on(t.boardId, t.hook)],
+  (t) => [index("triggers_board_hook_idx").on(t.boardId, t.hook), index("triggers_workspace_idx").on(t.workspaceId, t.createdAt)],
 );
 
 export type Trigger = typeof triggers.$inferSelect;

@@ -20,7 +20,11 @@ export const webhookDeliveries = pgTable(
     durationMs: integer("duration_ms"),
     createdAt: createdAt(),
   },
-  (t) => [index("webhook_deliveries_trigger_idx").on(t.triggerId, t.id)],
+  (t) => [
+    index("webhook_deliveries_trigger_idx").on(t.triggerId, t.id),
+    // Numbering the next attempt of a message (retries and resends share its webhook-id).
+    index("webhook_deliveries_message_idx").on(t.triggerId, t.messageId),
+  ],
 );
 
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
