@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { authenticate } from "../auth/authenticate";
+import { authenticate, bearerToken } from "../auth/authenticate";
 import { principalKey, type Principal } from "../auth/principal";
 import { getDeps } from "../deps";
 import { env } from "../env";
@@ -44,8 +44,9 @@ async function serve(req: Request, ctx: McpContext): Promise<Response> {
 }
 
 /**
- * The handlers of app/mcp/route.ts. POST: authenticate the API token (401 with WWW-Authenticate),
- * count it against the token's rate limit, refuse board access tokens (403), then MCP. GET (the
+ * The handlers of app/mcp/route.ts. POST: authenticate the Bearer API token (401 with
+ * WWW-Authenticate), count the request against the token's rate limit, refuse anything but an API
+ * token (403), then MCP. GET (the
  * server-to-client SSE stream) and DELETE (session end) mean nothing without sessions: 405, which
  * the Streamable HTTP transport's clients expect.
  */
@@ -55,10 +56,14 @@ export function mcpRoute(options: McpRouteOptions = {}) {
     let response: Response;
     try {
       const deps = await getDeps();
+      // Only a Bearer token: authenticate() would accept the web UI's session cookie in its place,
+      // which an assistant never holds and a cross-site page must not be able to ride.
+      if (bearerToken(req) === null) throw new DomainError("unauthenticated", "Missing Authorization header: send an API token as 'Bearer <token>'");
       const principal = await authenticate(req, deps);
       rate = consume(principalKey(principal), limitFor(principal));
       if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
       if (principal.kind === "board") throw new DomainError("board_scoped_token", "A board access token cannot use the assistant tools: use an API token");
+      if (principal.kind !== "api") throw new DomainError("api_token_required", "The assistant tools take an API token");
       response = await serve(req, { deps, principal, req, download: options.download });
     } catch (err) {
       response = toErrorResponse(err);

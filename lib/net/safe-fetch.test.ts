@@ -48,6 +48,10 @@ function routes(port: () => number): http.RequestListener {
         return to(302, "https://[::ffff:127.0.0.2]/");
       case "/to-http":
         return to(301, `http://files.test:${port()}/file`);
+      case "/to-file-chatty":
+        // A redirect with a body larger than any limit: only its Location matters.
+        res.writeHead(302, { location: "/file" });
+        return void streamBytes(res, 3 * MiB);
       case "/loop":
         return to(302, "/loop");
       case "/to-rebind":
@@ -107,6 +111,7 @@ describe("safeFetch", () => {
     const res = await safeFetch(at("/to-file"), base());
     expect(res.status).toBe(200);
     expect(res.url).toBe(at("/file"));
+    expect((await safeFetch(at("/to-file-chatty"), { ...base(), maxBytes: 1024 })).body.toString()).toBe("hello");
     expect((await refusal(safeFetch(at("/to-metadata"), base()))).reason).toBe("private_address");
     expect((await refusal(safeFetch(at("/to-mapped"), base()))).reason).toBe("private_address");
     expect((await refusal(safeFetch(at("/to-http"), base()))).reason).toBe("scheme");

@@ -38,7 +38,7 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
   let headers = { ...(options.headers ?? {}) };
   for (let hop = 0; ; hop++) {
     const target = await beforeDeadline(resolveTarget(url, options), deadline);
-    const res = await exchange(target, { ...options, method, headers, body }, deadline);
+    const res = await exchange(target, { ...options, method, headers, body }, deadline, maxRedirects > 0);
     const location = res.headers.get("location");
     if (!REDIRECTS.has(res.status) || !location || maxRedirects === 0) return res;
     if (hop >= maxRedirects) throw new UrlGuardError("too_many_redirects", `More than ${maxRedirects} redirects`);
@@ -95,7 +95,8 @@ function toHeaders(raw: string[]): Headers {
   return h;
 }
 
-function exchange(target: PinnedTarget, o: SafeFetchOptions & { method: string }, deadline: number): Promise<SafeResponse> {
+/** One request to the pinned address. With `follow`, a redirect settles at its headers: its body is never read. */
+function exchange(target: PinnedTarget, o: SafeFetchOptions & { method: string }, deadline: number, follow: boolean): Promise<SafeResponse> {
   const { url } = target;
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   return new Promise<SafeResponse>((resolve, reject) => {
@@ -126,6 +127,12 @@ function exchange(target: PinnedTarget, o: SafeFetchOptions & { method: string }
     req.on("response", (res) => {
       const headers = toHeaders(res.rawHeaders);
       const status = res.statusCode ?? 0;
+      if (follow && REDIRECTS.has(status) && headers.has("location")) {
+        settled = true;
+        clearTimeout(timer);
+        res.destroy();
+        return resolve({ status, headers, body: Buffer.alloc(0), url: url.href, address: target.address });
+      }
       const declared = Number(headers.get("content-length") ?? NaN);
       if (Number.isFinite(declared) && declared > maxBytes) return fail(tooLarge(maxBytes));
       const chunks: Buffer[] = [];

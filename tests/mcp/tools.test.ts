@@ -2,7 +2,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encode } from "next-auth/jwt";
 import * as route from "../../app/mcp/route";
+import { authSecret } from "../../lib/auth/session-principal";
+import { createAdminUser } from "../../lib/auth/users";
 import { assets, type Board, type Plan, type Thumbnail, type Workspace } from "../../lib/db/schema";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newBoard, newBoardToken, newWorkspace, randomPng } from "../helpers/factories";
@@ -12,6 +15,7 @@ import { callTool, connect, initializeMessage, ok, rawPost, toolError } from "./
 
 let deps: Awaited<ReturnType<typeof useTestDeps>>;
 const day = 86_400_000;
+const SESSION_COOKIE = "authjs.session-token";
 const READ_TOOLS = ["list_asset_versions", "get_asset"];
 const WRITE_TOOLS = ["revert_asset", "edit_asset_version_comment", "create_asset_version"];
 
@@ -63,6 +67,14 @@ describe("HTTP: the endpoint and its authentication", () => {
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="easel", error="invalid_token", error_description="[^"]+"$/);
     await expect(connect("easel_not_a_real_token")).rejects.toMatchObject({ code: 401 });
+  });
+
+  it("the web UI's session cookie is not a credential here: 401 without a Bearer token", async () => {
+    const user = await createAdminUser(deps.db, { email: `mcp-${team.ws.slug}@easel.test`, password: "correct horse", now: new Date() });
+    const value = await encode({ token: { sub: String(user.id), email: user.email }, secret: await authSecret(deps.db), salt: SESSION_COOKIE, maxAge: 3600 });
+    const res = await rawPost({ cookie: `${SESSION_COOKIE}=${value}`, "sec-fetch-site": "same-origin" }, initializeMessage);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="easel"');
   });
 
   it("a board access token: 403 board_scoped_token", async () => {

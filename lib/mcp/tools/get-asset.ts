@@ -9,7 +9,7 @@ export const getAssetTool = defineTool({
     "Read one asset's current state (its head): title, description, text, media_type, size, md5, tags, custom fields, boards,",
     "display_url, stream_url, encode_status and head_version_number.",
     "Use it to confirm which asset you are about to change, to compare `md5` after create_asset_version,",
-    "and to wait for a video: poll this tool and watch `stream_url` (null until an encode has finished) rather than calling retry_video_processing again.",
+    "and to wait for a video: poll this tool and watch `stream_url` (null until an encode has finished); do not ask for another encode while waiting.",
     "The links in the answer are signed and expire after a few days; fetch them again rather than storing them.",
   ].join(" "),
   scope: "read",
