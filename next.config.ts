@@ -12,6 +12,9 @@ const nextConfig: NextConfig = {
     "@google-cloud/storage",
   ],
   poweredByHeader: false,
+  // S3 clients address buckets as "/bucket/" (CreateBucket, ListObjects): the embedded store must
+  // receive those paths as sent, not a 308 to the slash-less path that S3 clients cannot follow.
+  skipTrailingSlashRedirect: true,
   // The build type-checks the app only; `npm run typecheck` (and CI) checks tests, e2e and benches too.
   typescript: { tsconfigPath: "tsconfig.build.json" },
   typedRoutes: false,
