@@ -38,6 +38,10 @@ export async function serveObject(req: Request, url: URL, record: ObjectRecord, 
     const value = url.searchParams.get(param);
     if (value !== null) headers.set(header, value);
   }
+  // Stored bytes go out as stored: no transparent compression by the server or a proxy, which
+  // would change the length, break byte ranges and make Content-MD5 wrong.
+  const cacheControl = headers.get("cache-control");
+  if (!cacheControl?.includes("no-transform")) headers.set("cache-control", cacheControl ? `${cacheControl}, no-transform` : "no-transform");
 
   const verdict = checkConditions(req, record);
   if (verdict === "precondition_failed") throw opts.preconditionError();

@@ -112,6 +112,16 @@ describe("resumable sessions", () => {
     expect((await headObject(store.lay, "easel", "star/file.bin"))?.md5).toBe(md5Hex(bytes));
   });
 
+  it("holds a whole PUT to the size declared when the session was opened", async () => {
+    const session = await startSession("declared/file.bin", { "x-upload-content-length": "100" });
+    const res = await put(session, crypto.randomBytes(50));
+    expect(res.status).toBe(400);
+    expect(await headObject(store.lay, "easel", "declared/file.bin")).toBeNull();
+    const status = await put(session, new Uint8Array(0), "bytes */100");
+    expect([status.status, status.headers.get("range")]).toEqual([308, null]);
+    expect((await put(session, crypto.randomBytes(100))).status).toBe(200);
+  });
+
   it("cancels with DELETE (499); the session is gone afterwards (404)", async () => {
     const session = await startSession("cancel/file.bin");
     expect((await put(session, crypto.randomBytes(256 * KiB), `bytes 0-${256 * KiB - 1}/*`)).status).toBe(308);

@@ -107,6 +107,9 @@ export async function writeChunk(lay: Layout, id: string, body: Body, range: Chu
       const received = pumped.consumed;
       if (declared !== null && received < declared) throw new BodyError("incomplete", `received ${received} of the ${declared} bytes in Content-Range`);
       const end = committed + stored;
+      if (range === "whole" && session.total !== null && end !== session.total) {
+        throw gcsErrors.invalidArgument(`The session was opened for ${session.total} bytes; this upload has ${end}.`);
+      }
       const last = range === "whole" || (total !== null && end === total);
       if (!last && end % CHUNK_GRANULARITY !== 0) {
         throw gcsErrors.invalidArgument(`Every chunk but the last must end on a multiple of ${CHUNK_GRANULARITY} bytes; this one ends at byte ${end}.`);

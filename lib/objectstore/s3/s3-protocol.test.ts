@@ -117,6 +117,13 @@ describe("objects", () => {
     expect(await s3Failure(get("bytes=10000-"))).toEqual({ name: "InvalidRange", status: 416 });
   });
 
+  it("marks object answers no-transform, so no server or proxy compresses stored bytes", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "plain.txt", Body: "x".repeat(5000), ContentType: "text/plain" }));
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "cached.txt", Body: "y", CacheControl: "max-age=60" }));
+    expect((await s3.send(new GetObjectCommand({ Bucket: "easel", Key: "plain.txt" }))).CacheControl).toBe("no-transform");
+    expect((await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "cached.txt" }))).CacheControl).toBe("max-age=60, no-transform");
+  });
+
   it("answers conditional GETs (If-None-Match → 304, If-Match mismatch → 412)", async () => {
     const put = await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "cond.txt", Body: "v1" }));
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: "cond.txt", IfNoneMatch: put.ETag })))).toMatchObject({ status: 304 });
