@@ -45,11 +45,14 @@ it("resumes runs after kill -9, mid-step and mid-sleep, without re-running finis
   const db = target.kind === "postgres" ? target.url! : path.join(dir, "data");
 
   const first = start(db, true);
-  await until(() => count("slow.slow:start") === 1 && count("sleepy.before") === 1, "a step in flight and a run asleep", first);
+  // Killed once "slow" is running (after "a" was memoized) and "sleepy" sleeps (after "before" was memoized).
+  const ready = () => count("slow.slow:start") === 1 && count("memoized:kill-slow-steps/a") === 1 && count("memoized:kill-sleepy/before") === 1;
+  await until(ready, "a step in flight and a run asleep", first);
   first.child.kill("SIGKILL");
   await new Promise((r) => first.child.once("exit", r));
   expect(count("slow.slow:end")).toBe(0);
   expect(count("sleepy.after")).toBe(0);
+  expect(count("memoized:kill-sleepy/nap")).toBe(0);
 
   const second = start(db, false);
   await until(() => lines().some((l) => l.startsWith("harness:done")), "both runs to finish", second);
@@ -62,7 +65,7 @@ it("resumes runs after kill -9, mid-step and mid-sleep, without re-running finis
       { fn: "kill-sleepy", status: "completed" },
     ]),
   );
-  // Finished steps ran once; the step killed mid-way ran again (at-least-once) and finished once.
+  // Memoized steps ran once; the step killed mid-way ran again (at-least-once) and finished once.
   expect({ a: count("slow.a"), slowStart: count("slow.slow:start"), slowEnd: count("slow.slow:end"), c: count("slow.c") }).toEqual({ a: 1, slowStart: 2, slowEnd: 1, c: 1 });
   expect({ before: count("sleepy.before"), after: count("sleepy.after") }).toEqual({ before: 1, after: 1 });
 });

@@ -114,6 +114,8 @@ export class Executor {
         break;
       } catch (err) {
         if (delay >= 4000) this.o.log.warn(`[jobs] waiting for the serve route: ${(err as Error).message}`);
+        // Events sent meanwhile must not turn this wait into a busy loop: they wait for the sync.
+        this.pending = false;
         await this.idle(delay);
       }
     }

@@ -8,6 +8,8 @@
 import fs from "node:fs";
 import { Inngest } from "inngest";
 import { serve } from "inngest/next";
+import { sql } from "drizzle-orm";
+import { queryRows } from "../../../lib/db";
 import { openDb } from "../../../lib/db/client";
 import { jobsClientOptions } from "../../../lib/jobs/client";
 import { Executor, httpTransport, signingKeyFromSecret } from "../../../lib/jobs/executor";
@@ -61,7 +63,15 @@ async function main() {
   if (process.env.HARNESS_SEND === "1") await client.send([{ name: "kill/slow", data: {} }, { name: "kill/sleepy", data: {} }]);
   log("harness:ready");
 
+  // What is memoized, as it becomes so: a step's body may have run without its result being
+  // stored yet (kill -9 in between runs it again), so the test must know which steps finished.
+  const memoized = new Set<string>();
   for (;;) {
+    const steps = await queryRows<{ fn: string; name: string }>(db, sql`select r.function_id as fn, s.name from job_steps s join job_runs r on r.id = s.run_id`);
+    for (const s of steps) {
+      const key = `${s.fn}/${s.name}`;
+      if (!memoized.has(key)) log(`memoized:${key}`), memoized.add(key);
+    }
     const { runs } = await listRuns(db, {});
     if (runs.length === 2 && runs.every((r) => r.status === "completed" || r.status === "failed")) {
       log(`harness:done ${JSON.stringify(runs.map((r) => ({ fn: r.function_id, status: r.status })))}`);
@@ -69,7 +79,7 @@ async function main() {
       await handle.close();
       process.exit(0);
     }
-    await pause(200);
+    await pause(100);
   }
 }
 
