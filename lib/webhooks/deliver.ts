@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { triggers, webhookDeliveries, type Trigger } from "../db/schema";
 import type { Deps } from "../deps";
 import { safeFetch, type SafeResponse } from "../net/safe-fetch";
@@ -98,22 +98,21 @@ async function logAttempt(
   trigger: Trigger,
   r: { ok: boolean; responseStatus: number | null; error: string | null; durationMs: number },
 ): Promise<number> {
-  const [{ n }] = await deps.db
-    .select({ n: count() })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.triggerId, trigger.id), eq(webhookDeliveries.messageId, msg.messageId)));
-  const attempt = Number(n) + 1;
-  await deps.db.insert(webhookDeliveries).values({
-    triggerId: trigger.id,
-    messageId: msg.messageId,
-    event: trigger.hook,
-    payload: msg.payload,
-    attempt,
-    status: r.ok ? "succeeded" : "failed",
-    responseStatus: r.responseStatus,
-    error: r.error,
-    durationMs: r.durationMs,
-    createdAt: deps.clock(),
-  });
-  return attempt;
+  const previous = sql<number>`(select count(*) + 1 from ${webhookDeliveries} where ${webhookDeliveries.triggerId} = ${trigger.id} and ${webhookDeliveries.messageId} = ${msg.messageId})`;
+  const [row] = await deps.db
+    .insert(webhookDeliveries)
+    .values({
+      triggerId: trigger.id,
+      messageId: msg.messageId,
+      event: trigger.hook,
+      payload: msg.payload,
+      attempt: previous,
+      status: r.ok ? "succeeded" : "failed",
+      responseStatus: r.responseStatus,
+      error: r.error,
+      durationMs: r.durationMs,
+      createdAt: deps.clock(),
+    })
+    .returning({ attempt: webhookDeliveries.attempt });
+  return row.attempt;
 }

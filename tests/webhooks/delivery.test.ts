@@ -291,9 +291,12 @@ describe("ending deliveries", () => {
     await got(hook.path);
     const res = await call(triggerIdRoute.DELETE, { method: "DELETE", path: `/v1/trigger/${hook.id}`, token, params: { id: hook.id } });
     expect(res.status).toBe(204);
+    // Normally 1; 2 only if the retry due 1 s after the first attempt beat the DELETE on a loaded machine.
+    const atDeletion = receiver.at(hook.path).length;
     await added(await insertAsset(deps.db, ws, { boardIds: [board.id] }));
     await sleep(3000);
-    expect(receiver.at(hook.path)).toHaveLength(1);
+    expect(atDeletion).toBeLessThan(3);
+    expect(receiver.at(hook.path)).toHaveLength(atDeletion);
   });
 
   it("an expired trigger gets nothing: checked at fan-out (test clock past 90 days)", async () => {

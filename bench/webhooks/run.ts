@@ -1,0 +1,211 @@
+/**
+ * bench/webhooks — webhook fan-out and delivery through the real functions and the embedded
+ * executor, every receiver on 127.0.0.1 (one HTTP server, one path per trigger).
+ *   npx tsx bench/webhooks/run.ts                   PGlite in memory, executor calls over loopback HTTP
+ *   BENCH_DATABASE_URL=postgres://… npx tsx bench/webhooks/run.ts    (a scratch database: it is wiped)
+ *   BENCH_TRIGGERS=1000 BENCH_RATE=100 BENCH_SECONDS=30 BENCH_STEADY_TRIGGERS=10
+ *   BENCH_CONCURRENCY=4 (EASEL_JOBS_CONCURRENCY of the server) BENCH_TRANSPORT=http|inprocess
+ *   BENCH_DRAIN_SECONDS=120 (how long to wait for deliveries still queued after the sending ends)
+ * 1. Fan-out: one asset_added event to BENCH_TRIGGERS triggers on one board; time from the send
+ *    to the first, median and last delivery received.
+ * 2. Steady load: BENCH_RATE events/s for BENCH_SECONDS to BENCH_STEADY_TRIGGERS triggers;
+ *    event→delivery latency (send start to the receiver reading the request) and throughput.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { serve } from "inngest/next";
+import postgres from "postgres";
+import type { Principal } from "../../lib/auth/principal";
+import { systemClock } from "../../lib/clock";
+import type { Db } from "../../lib/db";
+import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
+import * as schema from "../../lib/db/schema";
+import { setDeps, type Deps } from "../../lib/deps";
+import { resetEnvCache } from "../../lib/env";
+import { inngest, useSigningKey } from "../../lib/jobs/client";
+import { assetChanged } from "../../lib/jobs/events";
+import { Executor, httpTransport, inProcessTransport, signingKeyFromSecret } from "../../lib/jobs/executor";
+import { inngestJobSender } from "../../lib/jobs/send";
+import { getSecret } from "../../lib/secrets";
+import { newToken } from "../../lib/tokens";
+import { createTrigger } from "../../lib/webhooks";
+import { deliverWebhookJob } from "../../lib/webhooks/deliver.job";
+import { fanOutWebhooksJob } from "../../lib/webhooks/fan-out.job";
+import { createWorkspace } from "../../lib/workspaces/manage-workspaces";
+import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
+
+const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 1000);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const STEADY_TRIGGERS = Number(process.env.BENCH_STEADY_TRIGGERS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const TRANSPORT = process.env.BENCH_TRANSPORT ?? "http";
+const DRAIN_MS = Number(process.env.BENCH_DRAIN_SECONDS ?? 120) * 1000;
+
+// Receivers are on loopback; the data dir only matters if something writes to disk.
+process.env.EASEL_WEBHOOK_ALLOW_PRIVATE = "1";
+process.env.EASEL_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-webhooks-"));
+// The jobs client read the environment while being imported: read it again with the above.
+resetEnvCache();
+
+const admin: Principal = { kind: "session", userId: 0, email: "bench@localhost" };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Promise<void> }> {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (url) {
+    const client = postgres(url, { onnotice: () => undefined, max: 10 });
+    const db = drizzlePostgres(client, { schema });
+    await client.unsafe("drop schema if exists public cascade; drop schema if exists drizzle cascade; create schema public;");
+    await migratePostgresDb(db as never);
+    return { db: db as unknown as Db, kind: "postgres", close: () => client.end() };
+  }
+  const pg = await PGlite.create();
+  const db = drizzlePglite(pg, { schema });
+  await migratePgliteDb(db as never);
+  return { db: db as unknown as Db, kind: "pglite (in memory)", close: () => pg.close() };
+}
+
+/** One server, a path per trigger; every request is answered 200 at once and timed on arrival. */
+async function startReceiver() {
+  const arrivals: { path: string; assetId: number; at: number }[] = [];
+  const waiters: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.now();
+      res.writeHead(200).end("ok");
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { asset: { id: number } };
+      arrivals.push({ path: req.url ?? "/", assetId: body.asset.id, at });
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (p: string) => `http://127.0.0.1:${port}${p}`,
+    arrivals,
+    /** Resolves when `done()` holds or the deadline passes. */
+    async until(done: () => boolean, deadline: number) {
+      while (!done() && performance.now() < deadline) await Promise.race([new Promise<void>((r) => waiters.push(r)), sleep(200)]);
+    },
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+function percentile(sorted: number[], p: number) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+async function insertAssets(db: Db, workspaceId: number, boardId: number, n: number): Promise<number[]> {
+  const now = new Date();
+  const ids: number[] = [];
+  for (let i = 0; i < n; i += 500) {
+    const rows = await db
+      .insert(schema.assets)
+      .values(
+        Array.from({ length: Math.min(500, n - i) }, (_, j) => ({
+          workspaceId, token: newToken(), title: `Bench ${i + j}`, mediaType: "image/png", size: 1000,
+          md5: "0".repeat(32), storageKey: `bench/${i + j}`, createdAt: now, updatedAt: now,
+        })),
+      )
+      .returning({ id: schema.assets.id });
+    await db.insert(schema.assetBoards).values(rows.map((r) => ({ assetId: r.id, boardId, createdAt: now })));
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
+async function main() {
+  const { db, kind, close } = await openDatabase();
+  const deps = { db, clock: systemClock, jobs: inngestJobSender(), storage: () => { throw new Error("no storage in this bench"); } } as Deps;
+  setDeps(deps);
+  await useSigningKey(inngest, db);
+  const signingKey = signingKeyFromSecret(await getSecret(db, "jobs_signing_key"));
+  const handlers = serve({ client: inngest, functions: [fanOutWebhooksJob, deliverWebhookJob], enableUnauthedSync: false });
+  const served = TRANSPORT === "http" ? await serveOverHttp(handlers) : null;
+  const executor = new Executor({
+    db, clock: systemClock, signingKey, concurrency: CONCURRENCY,
+    serveUrl: served?.url ?? "http://127.0.0.1:1/api/inngest",
+    transport: served ? httpTransport() : inProcessTransport(handlers),
+    log: { info: () => undefined, warn: console.warn, error: console.error },
+  });
+  await executor.sync();
+  executor.start();
+  const receiver = await startReceiver();
+  const ws = await createWorkspace(db, { slug: `bench-${newToken(6).toLowerCase()}`, name: "Bench", now: new Date() });
+  const send = (assetId: number) => deps.jobs.send(assetChanged, { assetId, workspaceId: ws.id, kind: "asset_added", occurredAt: new Date().toISOString() });
+  console.log(`bench/webhooks: ${kind}, executor ${TRANSPORT} calls, concurrency ${CONCURRENCY}`);
+
+  // 1. One event to many triggers.
+  const [board] = await db.insert(schema.boards).values({ workspaceId: ws.id, token: newToken(), title: "Fan-out", createdAt: new Date(), updatedAt: new Date() }).returning();
+  for (let i = 0; i < TRIGGERS; i++) {
+    await createTrigger(deps, admin, { hook: "asset_added", hookUrl: receiver.url(`/fan/${i}`), organizationSlug: ws.slug, collectionToken: board.token });
+  }
+  const [assetId] = await insertAssets(db, ws.id, board.id, 1);
+  const t0 = performance.now();
+  await send(assetId);
+  await receiver.until(() => new Set(receiver.arrivals.map((a) => a.path)).size >= TRIGGERS, t0 + DRAIN_MS);
+  const fan = receiver.arrivals.map((a) => a.at - t0).sort((a, b) => a - b);
+  const reached = new Set(receiver.arrivals.map((a) => a.path)).size;
+  console.log(
+    `fan-out   ${TRIGGERS} triggers, 1 event: ${reached}/${TRIGGERS} delivered; first ${(fan[0] / 1000).toFixed(2)} s, ` +
+      `median ${(percentile(fan, 50) / 1000).toFixed(2)} s, last ${(fan[fan.length - 1] / 1000).toFixed(2)} s ` +
+      `(${((reached / fan[fan.length - 1]) * 1000).toFixed(1)} deliveries/s)`,
+  );
+  receiver.arrivals.length = 0;
+
+  // 2. A steady stream of events to a few triggers.
+  const [steadyBoard] = await db.insert(schema.boards).values({ workspaceId: ws.id, token: newToken(), title: "Steady", createdAt: new Date(), updatedAt: new Date() }).returning();
+  for (let i = 0; i < STEADY_TRIGGERS; i++) {
+    await createTrigger(deps, admin, { hook: "asset_added", hookUrl: receiver.url(`/steady/${i}`), organizationSlug: ws.slug, collectionToken: steadyBoard.token });
+  }
+  const events = RATE * SECONDS;
+  const assetIds = await insertAssets(db, ws.id, steadyBoard.id, events);
+  const sentAt = new Map<number, number>();
+  const sends: Promise<void>[] = [];
+  const s0 = performance.now();
+  for (let i = 0; i < events; i++) {
+    const due = s0 + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    sentAt.set(assetIds[i], performance.now());
+    sends.push(send(assetIds[i]));
+  }
+  await Promise.all(sends);
+  const sendEnd = performance.now();
+  const expected = events * STEADY_TRIGGERS;
+  await receiver.until(() => receiver.arrivals.length >= expected, sendEnd + DRAIN_MS);
+  const arrivals = receiver.arrivals.slice();
+  const latencies = arrivals.map((a) => a.at - sentAt.get(a.assetId)!).sort((a, b) => a - b);
+  const last = Math.max(...arrivals.map((a) => a.at));
+  const throughput = (arrivals.length / (last - s0)) * 1000;
+  const inWindow = arrivals.filter((a) => a.at <= sendEnd).length;
+  console.log(
+    `steady    ${RATE} events/s for ${SECONDS} s to ${STEADY_TRIGGERS} triggers (sending took ${((sendEnd - s0) / 1000).toFixed(1)} s): ` +
+      `${arrivals.length}/${expected} delivered${arrivals.length < expected ? ` (${expected - arrivals.length} still queued after ${DRAIN_MS / 1000} s of draining)` : ""}`,
+  );
+  console.log(
+    `          event→delivery p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms (delivered ones); ` +
+      `throughput ${throughput.toFixed(1)} deliveries/s overall, ${((inWindow / (sendEnd - s0)) * 1000).toFixed(1)}/s while sending`,
+  );
+
+  await executor.stop(2000);
+  await receiver.close();
+  await served?.close();
+  await close();
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
