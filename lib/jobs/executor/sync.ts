@@ -14,17 +14,24 @@ type RawFunction = {
   name?: string;
   triggers?: JobTrigger[];
   steps?: { step?: { runtime?: { url?: string }; retries?: { attempts?: number } } };
-  concurrency?: number | JobConcurrency[];
+  concurrency?: number | JobConcurrency | JobConcurrency[];
   [k: string]: unknown;
 };
 
 export type SyncLog = { warn: (msg: string) => void; error: (msg: string) => void };
 
+/** The SDK passes `concurrency` through as written: a number, one rule, or a list of rules. */
+export function normalizeConcurrency(value: RawFunction["concurrency"]): JobConcurrency[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === "number") return [{ limit: value }];
+  return Array.isArray(value) ? value : [value];
+}
+
 /** Checks what the executor must evaluate; a function it cannot run precisely is left out, loudly. */
 function toSynced(raw: RawFunction, log: SyncLog): SyncedFunction | null {
   const url = raw.steps?.step?.runtime?.url;
   if (!url) return log.error(`[jobs] function ${raw.id} has no call URL; skipped`), null;
-  const concurrency = typeof raw.concurrency === "number" ? [{ limit: raw.concurrency }] : (raw.concurrency ?? []);
+  const concurrency = normalizeConcurrency(raw.concurrency);
   const triggers = raw.triggers ?? [];
   try {
     for (const t of triggers) {
@@ -65,7 +72,16 @@ export async function syncFunctions(opts: { db: Db; now: Date; signingKey: strin
     throw new Error(`sync with ${opts.serveUrl} failed: ${answer.status} ${answer.body.slice(0, 300)}`);
   }
   const parsed = JSON.parse(answer.body) as { functions?: RawFunction[] };
-  const fns = (parsed.functions ?? []).map((f) => toSynced(f, opts.log)).filter((f): f is SyncedFunction => f !== null);
+  const fns: SyncedFunction[] = [];
+  for (const raw of parsed.functions ?? []) {
+    try {
+      const fn = toSynced(raw, opts.log);
+      if (fn) fns.push(fn);
+    } catch (err) {
+      // One function the executor cannot read must not stop the others from running.
+      opts.log.error(`[jobs] function ${raw.id} could not be read: ${(err as Error).message}; skipped`);
+    }
+  }
   await saveSyncedFunctions(opts.db, fns, opts.now);
   return fns;
 }
