@@ -1,16 +1,17 @@
 import { eq } from "drizzle-orm";
 import { getDeps } from "../deps";
+import { queueEncodeAfterProcessing } from "../encode/request-encode";
 import { assets, workspaces } from "../db/schema";
 import { inngest } from "../jobs/client";
 import { assetProcessingRequested } from "../jobs/events";
 import { storageForJob } from "../uploads/storage-for-request";
 import { processAsset } from "./process-asset";
 
-/** After upload_complete or a version write with new bytes: sniff, probe, thumbnails. */
+/** After upload_complete or a version write with new bytes: sniff, probe, thumbnails, then the video encode where the plan says so. */
 export const processAssetJob = inngest.createFunction(
   { id: "asset-process", retries: 3, concurrency: [{ limit: 2 }, { key: "event.data.assetId", limit: 1 }], triggers: [assetProcessingRequested] },
   async ({ event, step }) => {
-    return step.run("probe-and-thumbnail", async () => {
+    const result = await step.run("probe-and-thumbnail", async () => {
       const deps = await getDeps();
       const [row] = await deps.db
         .select({ storageKind: workspaces.storageKind })
@@ -20,5 +21,8 @@ export const processAssetJob = inngest.createFunction(
       if (!row) return { status: "gone" as const };
       return processAsset(deps, storageForJob(deps, row), event.data.assetId);
     });
+    // Now that the bytes are known to be a video: plans that encode on upload start the encode.
+    if (result.status === "processed" && result.isVideo) await step.run("queue-encode", async () => queueEncodeAfterProcessing(await getDeps(), event.data.assetId));
+    return result;
   },
 );

@@ -34,9 +34,13 @@ async function firstBytes(file: string, n = 64): Promise<Uint8Array> {
   }
 }
 
-/** A frame of a video (one second in, or the middle of a shorter clip) as a PNG, for its thumbnails. */
+/**
+ * The poster of a video: the frame at 10 % of its duration (past fades from black and title
+ * cards, still early enough to represent the clip), as a PNG its thumbnails are rendered from;
+ * the large thumbnail is the video's display_url.
+ */
 async function posterFrame(file: string, durationSeconds: number | undefined, dir: string): Promise<string> {
-  const at = durationSeconds && durationSeconds < 2 ? durationSeconds / 2 : 1;
+  const at = durationSeconds && durationSeconds > 0 ? durationSeconds * 0.1 : 0;
   const out = path.join(dir, "poster.png");
   await run(binaries().ffmpeg, ["-v", "error", "-y", "-ss", String(at), "-i", file, "-frames:v", "1", out], 120_000);
   return out;

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assets, assetVersions, workspaces, type Asset, type Thumbnail, type Workspace } from "../db/schema";
 import { isGatedPlan, isRevertable } from "../versions/plans";
+import { streamFileKey } from "../encode/serve-stream";
 import type { MediaKind } from "./links";
 
 export type MediaRequest = { assetToken: string; version: number | null; kind: MediaKind; preview: boolean; rest: string[] };
@@ -21,7 +22,12 @@ export function parseMediaPath(segments: string[]): MediaRequest | null {
   return { assetToken, version, kind, preview, rest: tail };
 }
 
-export type MediaTarget = { asset: Asset; workspace: Workspace; key: string; contentType: string; preview: boolean } | { missing: true; asset?: Asset; workspace?: Workspace };
+/** `stream`: a file of the asset's HLS stream (`master`: the master playlist itself). */
+export type StreamFile = { master: boolean; playlist: boolean };
+
+export type MediaTarget =
+  | { asset: Asset; workspace: Workspace; key: string; contentType: string; preview: boolean; stream?: StreamFile }
+  | { missing: true; asset?: Asset; workspace?: Workspace };
 
 function thumbKey(thumbs: Thumbnail[], size: string) {
   return thumbs.find((t) => t.size === size)?.key ?? null;
@@ -36,6 +42,11 @@ export async function resolveMedia(deps: Deps, req: MediaRequest): Promise<Media
   const [row] = await deps.db.select({ asset: assets, workspace: workspaces }).from(assets).innerJoin(workspaces, eq(workspaces.id, assets.workspaceId)).where(eq(assets.token, req.assetToken));
   if (!row) return { missing: true };
   const { asset, workspace } = row;
+  if (req.kind === "stream") {
+    // Only the head has a stream, and only once an encode of its current bytes was published.
+    const file = req.version === null && !req.preview && asset.encodeStatus === "ready" ? streamFileKey(asset.streamKey, req.rest) : null;
+    return file ? { asset, workspace, key: file.key, contentType: file.contentType, preview: false, stream: file } : { missing: true, asset, workspace };
+  }
   let content = { storageKey: asset.storageKey, mediaType: asset.mediaType, thumbnails: asset.thumbnails };
   let withheld = false;
   if (req.version !== null) {

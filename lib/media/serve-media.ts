@@ -8,6 +8,7 @@ import { mediaPath, verifyMediaSignature } from "./links";
 import { parseMediaPath, resolveMedia, type MediaRequest } from "./resolve-media";
 import { renderPreview } from "./thumbnails";
 import { assetBoards } from "../db/schema";
+import { servePlaylist, streamCacheControl } from "../encode/serve-stream";
 import { eq } from "drizzle-orm";
 import type { Asset, Workspace } from "../db/schema";
 
@@ -41,7 +42,7 @@ function parseRange(header: string | null, size: number): { start: number; end: 
   return { start, end };
 }
 
-/** GET /media/…: streams an asset's original, thumbnails or previews, with Range support. */
+/** GET /media/…: streams an asset's original, thumbnails, previews or HLS stream files, with Range support. */
 export async function serveMedia(deps: Deps, request: Request, segments: string[]): Promise<Response> {
   try {
     const parsed = parseMediaPath(segments);
@@ -53,7 +54,9 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
     }
     if (!(await authorized(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
     const storage = storageForJob(deps, target.workspace);
-    const headers: Record<string, string> = { "Content-Type": target.contentType, "Cache-Control": "private, max-age=60", "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };
+    const cacheControl = target.stream ? streamCacheControl(target.stream) : "private, max-age=60";
+    const headers: Record<string, string> = { "Content-Type": target.contentType, "Cache-Control": cacheControl, "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };
+    if (target.stream?.playlist) return await servePlaylist(storage, { key: target.key, contentType: target.contentType, ...target.stream }, request, headers);
     if (target.preview) {
       const previewKey = `${target.key}.preview.jpg`;
       if (!(await storage.head(previewKey))) {

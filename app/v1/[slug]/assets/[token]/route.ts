@@ -1,5 +1,6 @@
 import { deleteAsset } from "@/lib/assets/delete-asset";
 import { getAssetOrThrow, presentAsset } from "@/lib/assets/get-asset";
+import { startEncodeOnRead } from "@/lib/encode/request-encode";
 import { patchAsset } from "@/lib/assets/patch-asset";
 import { json } from "@/lib/http/envelope";
 import { parseIfMatch, parseJson } from "@/lib/http/parse";
@@ -9,9 +10,10 @@ import { linkerFor } from "@/lib/media/linker-for";
 import { storageForRequest } from "@/lib/uploads/storage-for-request";
 import { PatchAssetBody, VERSION_FIELD_CODES } from "./schema";
 
-// GET /v1/:slug/assets/:token — the asset (a board access token reads assets through list routes)
+// GET /v1/:slug/assets/:token — the asset, starting a video's encode on plans that encode on first read
+// (a board access token reads assets through list routes)
 const show = withApi({ scope: "read" }, async ({ req, params, deps, workspace }) => {
-  const asset = await getAssetOrThrow(deps.db, workspace, params.token);
+  const asset = await startEncodeOnRead(deps, workspace, await getAssetOrThrow(deps.db, workspace, params.token));
   return json({ data: await presentAsset(deps.db, asset, await linkerFor(req, deps)) });
 });
 

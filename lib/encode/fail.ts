@@ -1,0 +1,52 @@
+import { and, eq, ne } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { assets } from "../db/schema";
+import { storageForJob } from "../uploads/storage-for-request";
+import type { EncodeErrorCode } from "./errors";
+import type { Rung } from "./ladder";
+import { encodeDir } from "./keys";
+import { readLease, releaseLease } from "./lease";
+import { loadAssetAndWorkspace } from "./load";
+import { deleteEncodeOutputs } from "./outputs";
+import { removeWorkDir } from "./source-file";
+
+/** `encode_status: failed` with its code, unless the bytes changed meanwhile or a stream was published. */
+export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode): Promise<void> {
+  await deps.db
+    .update(assets)
+    .set({ encodeStatus: "failed", encodeError: code })
+    .where(and(eq(assets.id, assetId), eq(assets.storageKey, storageKey), ne(assets.encodeStatus, "ready")));
+}
+
+/**
+ * A run's encode failed for good: record why, delete what it uploaded (none of it was published),
+ * give up the lease and the scratch folder.
+ */
+export async function failEncode(
+  deps: Deps,
+  input: { assetId: number; storageKey: string; storageKind: "s3" | "gcs"; runId: string; rungs: Rung[]; code: EncodeErrorCode; detail: string },
+): Promise<{ status: "failed"; code: EncodeErrorCode }> {
+  console.error(`[easel] encode of asset ${input.assetId} failed (${input.code}): ${input.detail}`);
+  await markFailed(deps, input.assetId, input.storageKey, input.code);
+  const storage = storageForJob(deps, { storageKind: input.storageKind });
+  await deleteEncodeOutputs(storage, encodeDir(input.storageKey, input.runId), input.rungs.map((r) => r.name)).catch(() => undefined);
+  await releaseLease(storage, input.storageKey, input.runId);
+  await removeWorkDir(input.runId);
+  return { status: "failed", code: input.code };
+}
+
+/**
+ * The onFailure backstop, for a run that failed outside the handler's own failure path: if the
+ * run still holds the asset's lease, the encode is marked failed and the lease given up.
+ */
+export async function failAbandonedRun(deps: Deps, input: { assetId: number; runId: string }): Promise<{ marked: boolean }> {
+  const row = await loadAssetAndWorkspace(deps.db, input.assetId);
+  if (!row) return { marked: false };
+  const storage = storageForJob(deps, row.workspace);
+  const lease = await readLease(storage, row.asset.storageKey);
+  if (lease?.runId !== input.runId) return { marked: false };
+  await markFailed(deps, row.asset.id, row.asset.storageKey, "encode_failed");
+  await releaseLease(storage, row.asset.storageKey, input.runId);
+  await removeWorkDir(input.runId);
+  return { marked: true };
+}

@@ -1,0 +1,58 @@
+import { and, eq, isNull, ne, or } from "drizzle-orm";
+import { emitAssetChanged } from "../assets/events";
+import type { Deps } from "../deps";
+import { assets } from "../db/schema";
+import { env } from "../env";
+import { mediaLinker } from "../media/links";
+import { getSecret } from "../secrets";
+import { storageForJob } from "../uploads/storage-for-request";
+import type { EncodeOwner } from "./claim";
+import type { Rung } from "./ladder";
+import { encodeDir, hlsContentType, masterKeyOf } from "./keys";
+import { releaseLease } from "./lease";
+import { loadAssetAndWorkspace } from "./load";
+import { deleteEncodeOutputs } from "./outputs";
+import { masterPlaylist, type Variant } from "./playlists";
+import { removeWorkDir } from "./source-file";
+
+/** The variant players start with: the highest at or below 720p (a fair first guess on most links). */
+function startVariant(rungs: Rung[]): string | undefined {
+  const fit = rungs.filter((r) => Math.min(r.width, r.height) <= 720);
+  const pick = fit[fit.length - 1] ?? rungs[0];
+  return pick ? `${pick.name}/index.m3u8` : undefined;
+}
+
+/** Jobs have no request to take an origin from: EASEL_PUBLIC_URL, else this server's local port. */
+const jobBaseUrl = () => env().EASEL_PUBLIC_URL?.replace(/\/+$/, "") ?? `http://127.0.0.1:${env().PORT ?? "3000"}`;
+
+export type PublishResult = { status: "published" | "superseded"; streamKey: string };
+
+/**
+ * The publish step: write the master playlist, then point the asset at it, only if the head still
+ * holds the bytes this run encoded and no other run published first. Then `asset_updated` with
+ * `changes.stream_url`. A superseded run deletes its outputs. Safe to run again after a crash: a
+ * stream already pointing at this run's playlist counts as published (and the event is re-sent;
+ * webhook receivers deduplicate).
+ */
+export async function publishEncode(deps: Deps, owner: EncodeOwner, runId: string, rungs: Rung[], variants: Variant[]): Promise<PublishResult> {
+  const storage = storageForJob(deps, owner);
+  const dir = encodeDir(owner.storageKey, runId);
+  const streamKey = masterKeyOf(dir);
+  await storage.write(streamKey, Buffer.from(masterPlaylist(variants, startVariant(rungs))), hlsContentType(streamKey));
+  const [updated] = await deps.db
+    .update(assets)
+    .set({ streamKey, encodeStatus: "ready", encodeError: null })
+    .where(and(eq(assets.id, owner.assetId), eq(assets.storageKey, owner.storageKey), or(ne(assets.encodeStatus, "ready"), isNull(assets.streamKey))))
+    .returning();
+  const asset = updated ?? (await loadAssetAndWorkspace(deps.db, owner.assetId))?.asset;
+  const ours = asset?.streamKey === streamKey;
+  await releaseLease(storage, owner.storageKey, runId);
+  await removeWorkDir(runId);
+  if (!asset || !ours) {
+    await deleteEncodeOutputs(storage, dir, rungs.map((r) => r.name)).catch(() => undefined);
+    return { status: "superseded", streamKey };
+  }
+  const link = mediaLinker(jobBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock());
+  await emitAssetChanged(deps, { asset, kind: "asset_updated", changes: { stream_url: { old: null, new: link(asset.token, "stream") } } });
+  return { status: "published", streamKey };
+}

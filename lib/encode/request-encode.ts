@@ -1,0 +1,44 @@
+import type { Deps } from "../deps";
+import type { Asset, Workspace } from "../db/schema";
+import { encodesOnUpload } from "../versions/plans";
+import { loadAssetAndWorkspace } from "./load";
+import { isVideoAsset, markQueued, sendEncode } from "./status";
+
+/**
+ * GET /v1/:slug/assets/:token on a plan that does not encode on upload (Free, Pro, Creative):
+ * reading a video whose stream is missing starts its encode, unless one is queued or running.
+ * Only `none` starts one: a failed encode waits for retry_video_processing, because clients are
+ * told to poll this read while they wait, and restarting failures on reads would turn that
+ * polling into an endless encode loop on a file that cannot be encoded. Returns the asset as it
+ * should be presented (`encode_status: queued` once started). The read never fails because the
+ * job could not be queued: the status is restored and the next read tries again.
+ */
+export async function startEncodeOnRead(deps: Deps, workspace: Workspace, asset: Asset): Promise<Asset> {
+  if (encodesOnUpload(workspace) || !workspace.streamingEnabled) return asset;
+  if (!isVideoAsset(asset) || asset.streamKey !== null || asset.encodeStatus !== "none") return asset;
+  const queued = await markQueued(deps.db, asset, ["none"]);
+  if (!queued) return asset; // another reader (or a version write) got there first
+  try {
+    await sendEncode(deps, asset, true);
+  } catch (err) {
+    console.error(`[easel] could not queue the encode of asset ${asset.id}`, err);
+    return asset;
+  }
+  return queued;
+}
+
+/**
+ * After processing an upload or a version write (the media type is now sniffed from the bytes):
+ * on plans that encode on upload (Team, Business, Enterprise and their trials), queue the encode.
+ * Throws when the job cannot be queued, so the processing step retries.
+ */
+export async function queueEncodeAfterProcessing(deps: Deps, assetId: number): Promise<{ queued: boolean }> {
+  const row = await loadAssetAndWorkspace(deps.db, assetId);
+  if (!row) return { queued: false };
+  const { asset, workspace } = row;
+  if (!encodesOnUpload(workspace) || !workspace.streamingEnabled || !isVideoAsset(asset)) return { queued: false };
+  if (asset.streamKey !== null || asset.encodeStatus !== "none") return { queued: false };
+  if (!(await markQueued(deps.db, asset, ["none"]))) return { queued: false };
+  await sendEncode(deps, asset, true);
+  return { queued: true };
+}

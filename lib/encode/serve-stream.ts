@@ -1,0 +1,58 @@
+import crypto from "node:crypto";
+import { errorResponse } from "../http/envelope";
+import type { StorageDriver } from "../storage/types";
+import { hlsContentType, streamDirOf } from "./keys";
+import { authorizePlaylist } from "./playlists";
+
+/** A file of a published stream, as the media route serves it. */
+export type StreamFileTarget = { key: string; contentType: string; master: boolean; playlist: boolean };
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * `/media/<asset>/stream` is the master playlist; `/media/<asset>/stream/<rung>/<file>` a file of
+ * its folder. Names are checked one by one (no `..`, no other folder of the store is reachable).
+ */
+export function streamFileKey(streamKey: string | null, rest: string[]): StreamFileTarget | null {
+  if (!streamKey) return null;
+  if (rest.length === 0) return { key: streamKey, contentType: hlsContentType(streamKey), master: true, playlist: true };
+  if (rest.length > 2 || !rest.every((s) => NAME.test(s))) return null;
+  const name = rest[rest.length - 1];
+  return { key: `${streamDirOf(streamKey)}/${rest.join("/")}`, contentType: hlsContentType(name), master: false, playlist: name.endsWith(".m3u8") };
+}
+
+/**
+ * The master playlist's URL is stable across encodes (it names the asset, not a run): players
+ * revalidate it. Everything under it sits in a folder of one run and never changes.
+ */
+export const streamCacheControl = (file: Pick<StreamFileTarget, "master">) => (file.master ? "private, no-cache" : "private, max-age=31536000, immutable");
+
+/** The part of the request's query that authorised it (a signed link's exp and sig, or a board token). */
+export function authorizationQuery(url: URL): string {
+  const q = new URLSearchParams();
+  for (const k of url.searchParams.get("sig") ? ["exp", "sig"] : ["token"]) {
+    const v = url.searchParams.get(k);
+    if (v !== null) q.set(k, v);
+  }
+  return q.toString();
+}
+
+/**
+ * A playlist with the caller's authorisation added to each URI in it, so hls.js (or Safari)
+ * fetches variant playlists, init segments and segments with the same signed link or board token.
+ * Master URIs are relative to `/media/<asset>/stream`, whose folder is `/media/<asset>/`: they get
+ * `stream/` in front.
+ */
+export async function servePlaylist(storage: StorageDriver, file: StreamFileTarget, request: Request, headers: Record<string, string>): Promise<Response> {
+  const url = new URL(request.url);
+  if (!(await storage.head(file.key))) return errorResponse("asset_not_found", "The stream's file is missing");
+  const text = await new Response(await storage.read(file.key)).text();
+  const body = authorizePlaylist(text, file.master ? "stream/" : "", authorizationQuery(url));
+  const etag = `"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  // Playlists are rewritten per request: whole bodies only, no byte ranges.
+  const { "Accept-Ranges": _ranges, ...rest } = headers;
+  const common = { ...rest, "Content-Type": file.contentType, "Cache-Control": streamCacheControl(file), ETag: etag };
+  if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers: common });
+  const bytes = Buffer.from(body);
+  return new Response(request.method === "HEAD" ? null : bytes, { headers: { ...common, "Content-Length": String(bytes.length) } });
+}

@@ -1,0 +1,77 @@
+import crypto from "node:crypto";
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { assets, type Workspace } from "../../lib/db/schema";
+import { parseMediaPlaylist } from "../../lib/encode/playlists";
+import { newApiToken, newWorkspace } from "../helpers/factories";
+import { uploadAsset } from "../helpers/uploads";
+import { fetchMedia, getAsset, makeClip, retryEncode, useVideoJobs, waitForAsset, type ClipOptions, type VideoDeps } from "./helpers";
+
+let deps: VideoDeps;
+let ws: Workspace;
+let token: string;
+beforeAll(async () => {
+  deps = await useVideoJobs();
+  ws = await newWorkspace(deps.db, { plan: "business" });
+  token = await newApiToken(deps.db, ws);
+});
+
+async function encode(bytes: Buffer) {
+  const { asset } = await uploadAsset(ws, token, deps.memory.s3, bytes, { media_type: "video/mp4" });
+  const row = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" || a.encodeStatus === "failed", "the encode to end");
+  return { asset, row };
+}
+
+/** RESOLUTION and CODECS of each variant, and the segment durations of the first. */
+async function streamOf(assetToken: string) {
+  const read = await getAsset(ws, token, assetToken);
+  const url: string = read.body.data.stream_url;
+  const master = await (await fetchMedia(deps, url)).text();
+  const infs = [...master.matchAll(/RESOLUTION=(\d+x\d+),CODECS="([^"]+)"/g)].map((m) => ({ resolution: m[1], codecs: m[2] }));
+  const first = master.split("\n").find((l) => l && !l.startsWith("#"))!;
+  const playlist = parseMediaPlaylist(await (await fetchMedia(deps, new URL(first, url).href)).text());
+  return { variants: infs, durations: playlist.segments.map((s) => s.duration) };
+}
+
+describe("sources that must encode", () => {
+  it.each<[string, ClipOptions, string[], boolean]>([
+    ["without audio", { size: "320x180", seconds: 2, audio: false }, ["320x180"], false],
+    ["with odd dimensions (4:4:4, 321x241)", { size: "321x241", seconds: 2, pixFmt: "yuv444p" }, ["320x240"], true],
+    ["rotated 90° (a phone's portrait video)", { size: "320x180", seconds: 2, rotate: true }, ["180x320"], true],
+    ["of a few frames (0.12 s)", { size: "320x180", seconds: 0.12 }, ["320x180"], true],
+  ])("%s", { timeout: 60_000 }, async (_, clip, resolutions, audio) => {
+    const { asset, row } = await encode(makeClip(clip));
+    expect([row.encodeStatus, row.encodeError]).toEqual(["ready", null]);
+    const { variants, durations } = await streamOf(asset.token);
+    expect(variants.map((v) => v.resolution)).toEqual(resolutions);
+    for (const v of variants) expect(v.codecs.includes("mp4a.40.2")).toBe(audio);
+    expect(durations.length).toBeGreaterThan(0);
+    expect(durations.reduce((a, b) => a + b, 0)).toBeCloseTo(clip.seconds!, 0);
+  });
+});
+
+describe("sources that fail with a code on the asset", () => {
+  it("an audio-only file in an MP4 container: not encoded on upload, retry says not_a_video; an encode of it fails with no_video_stream", { timeout: 60_000 }, async () => {
+    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ audioOnly: true, seconds: 2 }), { media_type: "video/mp4" });
+    // Processing probes it (a duration, no picture) and queues no encode.
+    const probed = await waitForAsset(deps.db, asset.id, (a) => a.media.durationSeconds !== undefined, "processing");
+    expect([probed.mediaType, probed.media.width, probed.encodeStatus]).toEqual(["video/mp4", undefined, "none"]);
+    const retry = await retryEncode(ws, token, asset.token);
+    expect(retry.status).toBe(422);
+    expect(retry.body.errors[0].extensions.code).toBe("not_a_video");
+    // Read before processing has run (a free plan's GET can be): the encode itself finds no picture.
+    await deps.db.update(assets).set({ media: {} }).where(eq(assets.id, asset.id));
+    expect((await retryEncode(ws, token, asset.token)).status).toBe(200);
+    const row = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "failed", "the encode to fail");
+    expect(row.encodeError).toBe("no_video_stream");
+    expect((await getAsset(ws, token, asset.token)).body.data).toMatchObject({ encode_status: "failed", stream_url: null });
+  });
+
+  it("bytes that are no media file: unreadable_source, and nothing unpublished is left in storage", { timeout: 60_000 }, async () => {
+    const before = new Set(deps.memory.s3.objects.keys());
+    const { row } = await encode(crypto.randomBytes(4096));
+    expect([row.encodeStatus, row.encodeError]).toEqual(["failed", "unreadable_source"]);
+    const added = [...deps.memory.s3.objects.keys()].filter((k) => !before.has(k));
+    expect(added.filter((k) => k.includes(".hls/"))).toEqual([]);
+  });
+});
