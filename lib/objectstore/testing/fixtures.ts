@@ -29,9 +29,9 @@ export function tempDir(prefix: string): string {
 export type StoreServer = { origin: string; endpoint: string; lay: Layout; close: () => Promise<void> };
 
 /** The embedded store's S3 endpoint on a loopback port, files under `root`. */
-export async function startS3Store(opts: { root: string; credentials: () => Promise<S3Credentials>; clock: Clock }): Promise<StoreServer> {
+export async function startS3Store(opts: { root: string; credentials: () => Promise<S3Credentials>; clock: Clock; likeNext?: boolean }): Promise<StoreServer> {
   const lay = layout(opts.root);
-  const server = await listen((req) => handleS3Request(req, { lay, credentials: opts.credentials, clock: opts.clock, mountPath: S3_MOUNT_PATH }));
+  const server = await listen((req) => handleS3Request(req, { lay, credentials: opts.credentials, clock: opts.clock, mountPath: S3_MOUNT_PATH }), { likeNext: opts.likeNext });
   return { origin: server.origin, endpoint: `${server.origin}${S3_MOUNT_PATH}`, lay, close: server.close };
 }
 

@@ -10,9 +10,9 @@ export type RunningServer = { origin: string; server: http.Server; close: () => 
  * loopback node:http server, so tests and the benchmark drive the store over real HTTP with real
  * clients, streaming both ways.
  */
-export async function listen(handler: WebHandler): Promise<RunningServer> {
+export async function listen(handler: WebHandler, opts: { likeNext?: boolean } = {}): Promise<RunningServer> {
   const server = http.createServer((req, res) => {
-    void answer(handler, req, res);
+    void answer(handler, req, res, opts.likeNext ?? false);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -27,7 +27,14 @@ export async function listen(handler: WebHandler): Promise<RunningServer> {
   };
 }
 
-async function answer(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse) {
+/** Headers Next.js (16) leaves out when it sends a route handler's answer. */
+const DROPPED_BY_NEXT = new Set(["content-length", "content-encoding", "transfer-encoding"]);
+
+/**
+ * `likeNext` answers as `next start` does: without Content-Length (and Content-Encoding,
+ * Transfer-Encoding), whatever the handler set, so tests see what clients of Easel see.
+ */
+async function answer(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse, likeNext: boolean) {
   try {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -42,7 +49,9 @@ async function answer(handler: WebHandler, req: http.IncomingMessage, res: http.
     } as RequestInit);
     const response = await handler(request);
     const out: Record<string, string> = {};
-    response.headers.forEach((value, name) => (out[name] = value));
+    response.headers.forEach((value, name) => {
+      if (!(likeNext && DROPPED_BY_NEXT.has(name))) out[name] = value;
+    });
     res.writeHead(response.status, out);
     if (!response.body || req.method === "HEAD") {
       res.end();
