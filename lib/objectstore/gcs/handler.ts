@@ -6,6 +6,7 @@ import { discardUnreadBody } from "../discard-body";
 import type { Layout } from "../disk/layout";
 import { commitObject, deleteObject, headObject, NoSuchBucketError, openObject } from "../disk/objects";
 import { BodyError, receiveToTemp } from "../disk/receive";
+import { sweepSoon } from "../disk/sweep";
 import { clientOrigin } from "../origin";
 import { serveObject } from "../serve-object";
 import { parseContentRange } from "./content-range";
@@ -91,6 +92,7 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
   switch (req.method) {
     case "POST": {
       if (req.headers.get("x-goog-resumable") !== "start") throw gcsErrors.invalidArgument("Only resumable uploads (x-goog-resumable: start) can be opened with POST.");
+      sweepSoon(lay);
       const declared = Number(req.headers.get("x-upload-content-length") ?? NaN);
       const session = await createSession(lay, {
         bucket: target.bucket,

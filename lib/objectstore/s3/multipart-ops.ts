@@ -10,6 +10,7 @@ import {
   MAX_PART_NUMBER,
   MultipartError,
 } from "../disk/multipart";
+import { sweepSoon } from "../disk/sweep";
 import { elements, hasRoot, text, xmlDocument } from "../xml";
 import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
 import type { S3Call } from "./call";
@@ -26,6 +27,7 @@ async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
 
 /** POST /bucket/key?uploads */
 export async function createMultipartUpload(call: S3Call): Promise<Response> {
+  sweepSoon(call.lay);
   const upload = await createUpload(call.lay, { bucket: call.bucket, key: call.key, ...objectMetadataFrom(call.req) }, call.now);
   return xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
 }
