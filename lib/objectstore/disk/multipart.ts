@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isMissing, readJson, syncDir, writeJsonAtomic } from "./atomic";
+import { isMissing, readJson, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomId, randomName, isValidId, type Layout } from "./layout";
 import { commitObject, NoSuchBucketError, type ObjectRecord, type StoredHeaders } from "./objects";
@@ -58,7 +58,7 @@ export async function getUpload(lay: Layout, bucket: string, key: string, upload
 /**
  * A part is one file named `<n>.<md5>.<rand>.part` in its upload's folder: the name carries what a
  * separate record would, so renaming the received file into the folder is the whole commit (one
- * rename and one directory flush per part, which matters at hundreds of parts per upload).
+ * rename per part and no second flush, which matters at hundreds of parts per upload).
  */
 const PART_FILE = /^(\d+)\.([0-9a-f]{32})\.[0-9a-f]+\.part$/;
 
@@ -94,8 +94,10 @@ export async function commitPart(lay: Layout, upload: UploadRecord, partNumber: 
     }
     const md5 = received.md5.toString("hex");
     const dataFile = `${partNumber}.${md5}.${randomName()}.part`;
+    // The bytes were flushed before this rename. The rename itself is not flushed here: after a
+    // crash the part is either listed, with its bytes, or missing and sent again. Completion
+    // flushes the object's folder, which makes the assembled object durable.
     await fs.rename(received.path, path.join(dir, dataFile));
-    await syncDir(dir);
     for (const p of previous) await fs.rm(path.join(dir, p.dataFile), { force: true });
     notePartCommitted(upload.uploadId, partNumber, path.join(dir, dataFile));
     return { partNumber, size: received.size, md5, lastModified: now.toISOString(), dataFile };

@@ -78,7 +78,7 @@ export async function commitObject(lay: Layout, bucket: string, key: string, fil
         await fs.rename(f.path, path.join(dir, file));
         segments.push({ file, size: f.size });
       }
-      await syncDir(dir);
+      // One flush of the folder (after the record's rename, below) makes these renames durable too.
       previous = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
       await writeJsonAtomic(lay, lay.objectRecord(bucket, key), record);
     } catch (err) {

@@ -1,0 +1,244 @@
+/**
+ * Upload benchmark: a multipart upload (default 1 GiB) through the embedded object store on
+ * loopback — prepare (the S3 driver: CreateMultipartUpload + presigned part URLs) → parallel part
+ * PUTs → complete (the driver: ListParts + CompleteMultipartUpload) → md5 — compared with `dd
+ * conv=fdatasync` of the same bytes on the same disk and with the same upload through s3rver.
+ * Each server runs in its own process; its peak RSS growth during the upload is reported.
+ *
+ *   npx tsx bench/upload/run.ts [--size-mib 1024] [--concurrency 4] [--runs 3] [--dir DIR]
+ *
+ * With `--easel-url URL --token TOKEN --slug SLUG [--server-pid PID]` it also uploads the same
+ * bytes through a running Easel (`next start`, an s3 workspace) the way clients do: the API's
+ * upload_prepare → part PUTs to /storage/s3 → upload_complete (which lists the parts, completes,
+ * and reads the md5).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { CompleteMultipartUploadCommand } from "@aws-sdk/client-s3";
+import { systemClock } from "../../lib/clock";
+import { makeS3Client } from "../../lib/storage/s3/config";
+import { createS3Driver, ensureBucket } from "../../lib/storage/s3/driver";
+import type { StorageDriver } from "../../lib/storage/types";
+import { S3RVER_CREDENTIALS } from "../../lib/objectstore/testing/s3rver";
+
+const args = parseArgs(process.argv.slice(2));
+const SIZE = Number(args["size-mib"] ?? 1024) * 1024 * 1024;
+const CONCURRENCY = Number(args.concurrency ?? 4);
+const RUNS = Number(args.runs ?? 3);
+const MiB = 1024 * 1024;
+
+function parseArgs(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, "")] = argv[i + 1];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// source bytes, dd
+
+function makeSource(file: string): string {
+  const md5 = crypto.createHash("md5");
+  const fd = fs.openSync(file, "w");
+  const block = Buffer.alloc(8 * MiB);
+  for (let written = 0; written < SIZE; written += block.length) {
+    const n = Math.min(block.length, SIZE - written);
+    crypto.randomFillSync(block, 0, n);
+    md5.update(block.subarray(0, n));
+    fs.writeSync(fd, block, 0, n);
+  }
+  fs.closeSync(fd);
+  return md5.digest("hex");
+}
+
+async function runDd(source: string, dir: string): Promise<number> {
+  const target = path.join(dir, "dd.out");
+  const started = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn("dd", [`if=${source}`, `of=${target}`, "bs=8M", "conv=fdatasync"], { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`dd failed: ${err}`))));
+  });
+  const seconds = (performance.now() - started) / 1000;
+  fs.rmSync(target, { force: true });
+  return seconds;
+}
+
+// ---------------------------------------------------------------------------------------------
+// servers in child processes
+
+type Server = { child: ChildProcess; endpoint: string };
+
+async function startServer(kind: "embedded" | "s3rver", dir: string, keys: { accessKeyId: string; secretAccessKey: string }): Promise<Server> {
+  const script = path.join(import.meta.dirname, "serve.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", script, kind, dir, keys.accessKeyId, keys.secretAccessKey], {
+    stdio: ["ignore", "pipe", "inherit"],
+    cwd: path.resolve(import.meta.dirname, "../.."),
+  });
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const m = /READY (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`${kind} server exited (${code})`)));
+  });
+  return { child, endpoint };
+}
+
+function rssKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+}
+
+/** Resets the kernel's peak-RSS mark of a process to its current RSS (Linux clear_refs). */
+function resetPeak(pid: number) {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, "5");
+}
+
+// ---------------------------------------------------------------------------------------------
+// client
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function putPart(url: string, file: string, start: number, end: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: "PUT", agent, headers: { "content-length": end - start + 1 } }, (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => (res.statusCode === 200 ? resolve(String(res.headers.etag)) : reject(new Error(`part PUT answered ${res.statusCode}: ${body.slice(0, 200)}`))));
+    });
+    req.on("error", reject);
+    fs.createReadStream(file, { start, end, highWaterMark: MiB }).pipe(req);
+  });
+}
+
+async function putParts(urls: string[], partSize: number, file: string): Promise<string[]> {
+  const etags: string[] = new Array(urls.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < urls.length) {
+      const i = next++;
+      etags[i] = await putPart(urls[i], file, i * partSize, Math.min(SIZE, (i + 1) * partSize) - 1);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return etags;
+}
+
+type Result = { seconds: number; partsSeconds: number; completeSeconds: number; rssGrowthMb: number; md5: string | null };
+
+async function upload(server: Server, keys: { accessKeyId: string; secretAccessKey: string }, source: string, kind: "embedded" | "s3rver", run: number): Promise<Result> {
+  const client = makeS3Client({ endpoint: server.endpoint, region: "us-east-1", bucket: "easel", forcePathStyle: true, credentials: keys, embedded: kind === "embedded" });
+  if (kind === "embedded") await ensureBucket(client, "easel");
+  const driver: StorageDriver = createS3Driver(async () => ({ client, bucket: "easel" }), systemClock);
+  // Warm the server (JIT, first file system calls) with a small upload before measuring.
+  await driver.write(`warmup-${run}`, Buffer.alloc(64 * 1024, 1), "application/octet-stream");
+  const pid = server.child.pid as number;
+  const rssBefore = rssKb(pid, "VmRSS");
+  resetPeak(pid);
+
+  const key = `bench/run-${run}.bin`;
+  const started = performance.now();
+  const prepared = await driver.prepareUpload({ key, size: SIZE, contentType: "application/octet-stream", expiresAt: new Date(Date.now() + 3600e3) });
+  const partsStarted = performance.now();
+  const etags = await putParts(prepared.partUrls as string[], prepared.partSize as number, source);
+  const completeStarted = performance.now();
+  let md5: string | null = null;
+  if (kind === "embedded") {
+    await driver.completeMultipart({ key, uploadId: prepared.multipartUploadId as string, expectedParts: etags.length });
+    md5 = await driver.md5(key);
+  } else {
+    // s3rver has no ListParts: complete with the ETags the part PUTs answered.
+    await client.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: key, UploadId: prepared.multipartUploadId as string, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }));
+  }
+  const done = performance.now();
+  const rssGrowthMb = (rssKb(pid, "VmHWM") - rssBefore) / 1024;
+  await driver.delete(key);
+  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5 };
+}
+
+/** The same upload through a running Easel's HTTP API (route handlers under next start). */
+async function uploadThroughEasel(source: string, sourceMd5: string, run: number): Promise<Result> {
+  const api = (path: string, body: unknown) =>
+    fetch(`${args["easel-url"]}/v1/${args.slug}${path}`, { method: "POST", headers: { authorization: `Bearer ${args.token}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => {
+      const json = (await r.json()) as { data: Record<string, unknown> };
+      if (!r.ok) throw new Error(`${path} answered ${r.status}: ${JSON.stringify(json)}`);
+      return json.data;
+    });
+  const pid = args["server-pid"] ? Number(args["server-pid"]) : null;
+  const rssBefore = pid ? rssKb(pid, "VmRSS") : NaN;
+  if (pid) resetPeak(pid);
+  const started = performance.now();
+  const prepared = await api("/assets/upload_prepare", { asset: { title: `bench ${run}`, media_type: "application/octet-stream", size: SIZE } });
+  const partsStarted = performance.now();
+  await putParts(prepared.part_urls as string[], prepared.part_size as number, source);
+  const completeStarted = performance.now();
+  const asset = await api("/assets/upload_complete", { asset: { signed_storage_id: prepared.signed_storage_id, multipart_upload_id: prepared.multipart_upload_id } });
+  const done = performance.now();
+  if (asset.md5 !== sourceMd5) throw new Error(`Easel recorded md5 ${String(asset.md5)}, the source's is ${sourceMd5}`);
+  const rssGrowthMb = pid ? (rssKb(pid, "VmHWM") - rssBefore) / 1024 : NaN;
+  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5: String(asset.md5) };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const mbps = (seconds: number) => SIZE / MiB / seconds;
+
+async function main() {
+  const dir = args.dir ? path.resolve(args.dir) : fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-upload-"));
+  fs.mkdirSync(dir, { recursive: true });
+  const source = path.join(dir, "source.bin");
+  console.log(`bench/upload: ${SIZE / MiB} MiB, ${CONCURRENCY} parallel part PUTs, ${RUNS} runs, dir ${dir} (${os.cpus().length} CPUs, node ${process.version})`);
+  const sourceMd5 = makeSource(source);
+  const keys = { accessKeyId: "EASELBENCH", secretAccessKey: crypto.randomBytes(24).toString("base64url") };
+
+  const embeddedDir = path.join(dir, "embedded");
+  const s3rverDir = path.join(dir, "s3rver");
+  const embedded = await startServer("embedded", embeddedDir, keys);
+  const s3rver = await startServer("s3rver", s3rverDir, S3RVER_CREDENTIALS);
+  const rows: { dd: number; embedded: Result; s3rver: Result; easel: Result | null }[] = [];
+  try {
+    for (let run = 1; run <= RUNS; run++) {
+      const dd = await runDd(source, dir);
+      const e = await upload(embedded, keys, source, "embedded", run);
+      if (e.md5 !== sourceMd5) throw new Error(`embedded store md5 ${e.md5} differs from the source's ${sourceMd5}`);
+      const s = await upload(s3rver, S3RVER_CREDENTIALS, source, "s3rver", run);
+      const n = args["easel-url"] ? await uploadThroughEasel(source, sourceMd5, run) : null;
+      rows.push({ dd, embedded: e, s3rver: s, easel: n });
+      console.log(
+        `run ${run}: dd ${mbps(dd).toFixed(0)} MB/s | embedded ${mbps(e.seconds).toFixed(0)} MB/s (parts ${e.partsSeconds.toFixed(2)} s, complete+md5 ${e.completeSeconds.toFixed(2)} s, RSS +${e.rssGrowthMb.toFixed(1)} MB) | ` +
+          `s3rver ${mbps(s.seconds).toFixed(0)} MB/s (parts ${s.partsSeconds.toFixed(2)} s, complete ${s.completeSeconds.toFixed(2)} s, RSS +${s.rssGrowthMb.toFixed(1)} MB)` +
+          (n ? ` | Easel API via next start ${mbps(n.seconds).toFixed(0)} MB/s (parts ${n.partsSeconds.toFixed(2)} s, upload_complete ${n.completeSeconds.toFixed(2)} s, RSS +${n.rssGrowthMb.toFixed(1)} MB)` : ""),
+      );
+    }
+  } finally {
+    embedded.child.kill();
+    s3rver.child.kill();
+    agent.destroy();
+  }
+  const dd = mbps(median(rows.map((r) => r.dd)));
+  const emb = mbps(median(rows.map((r) => r.embedded.seconds)));
+  const s3r = mbps(median(rows.map((r) => r.s3rver.seconds)));
+  const rss = Math.max(...rows.map((r) => r.embedded.rssGrowthMb));
+  console.log("\nmedian of runs (MB = MiB):");
+  console.log(`  dd conv=fdatasync        ${dd.toFixed(0)} MB/s`);
+  console.log(`  embedded store           ${emb.toFixed(0)} MB/s   = ${(emb / dd).toFixed(2)} x dd (target >= 0.8), ${(emb / s3r).toFixed(2)} x s3rver (target >= 2)`);
+  console.log(`  s3rver                   ${s3r.toFixed(0)} MB/s`);
+  console.log(`  embedded peak RSS growth ${rss.toFixed(1)} MB (target < 64)`);
+  const viaNext = rows.flatMap((r) => (r.easel ? [r.easel] : []));
+  if (viaNext.length) {
+    const n = mbps(median(viaNext.map((r) => r.seconds)));
+    console.log(`  Easel API via next start ${n.toFixed(0)} MB/s   = ${(n / dd).toFixed(2)} x dd, ${(n / s3r).toFixed(2)} x s3rver; peak RSS growth ${Math.max(...viaNext.map((r) => r.rssGrowthMb)).toFixed(1)} MB`);
+  }
+  if (!args.dir) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
