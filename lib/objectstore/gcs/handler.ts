@@ -3,7 +3,7 @@ import type { Clock } from "../../clock";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
-import type { Layout } from "../disk/layout";
+import { isValidBucketName, type Layout } from "../disk/layout";
 import { commitObject, deleteObject, headObject, NoSuchBucketError, openObject } from "../disk/objects";
 import { BodyError, receiveToTemp } from "../disk/receive";
 import { sweepSoon } from "../disk/sweep";
@@ -31,7 +31,10 @@ function parseTarget(url: URL, mountPath: string): Target {
   const trimmed = resourcePath.replace(/^\//, "");
   const slash = trimmed.indexOf("/");
   if (slash <= 0 || slash === trimmed.length - 1) throw gcsErrors.invalidArgument("The path must be /<bucket>/<object>.");
-  return { bucket: safeDecode(trimmed.slice(0, slash)), key: safeDecode(trimmed.slice(slash + 1)), resourcePath };
+  const bucket = safeDecode(trimmed.slice(0, slash));
+  // A name that could not be a bucket never reaches the file system (it could name a path).
+  if (!isValidBucketName(bucket)) throw gcsErrors.noSuchBucket();
+  return { bucket, key: safeDecode(trimmed.slice(slash + 1)), resourcePath };
 }
 
 /**

@@ -5,7 +5,7 @@ import { discardUnreadBody } from "../discard-body";
 import { BodyError } from "../disk/receive";
 import { MultipartError } from "../disk/multipart";
 import { NoSuchBucketError } from "../disk/objects";
-import type { Layout } from "../disk/layout";
+import { isValidBucketName, type Layout } from "../disk/layout";
 import { bodyErrorToS3 } from "./body";
 import { bucketLocation, deleteObjects, headBucket, listAllBuckets, listObjects, putBucket, removeBucket } from "./bucket-ops";
 import type { S3Call } from "./call";
@@ -102,6 +102,10 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
   try {
     const now = ctx.clock();
     const payload = verifySigV4(req, url, await ctx.credentials(), now);
+    // A name that could not be a bucket never reaches the file system (it could name a path).
+    if (bucket && !isValidBucketName(bucket)) {
+      throw req.method === "PUT" && !key ? new S3Error("InvalidBucketName", "The specified bucket is not valid.", 400, { BucketName: bucket }) : s3Errors.noSuchBucket(bucket);
+    }
     const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload, now };
     const response = await operationFor(req.method, call)(call);
     response.headers.set("x-amz-request-id", requestId);

@@ -80,6 +80,10 @@ describe("buckets", () => {
     expect((await s3.send(new HeadBucketCommand({ Bucket: "scratch-bucket" }))).$metadata.httpStatusCode).toBe(200);
     expect(await s3Failure(s3.send(new CreateBucketCommand({ Bucket: "scratch-bucket" })))).toEqual({ name: "BucketAlreadyOwnedByYou", status: 409 });
     expect(await s3Failure(s3.send(new CreateBucketCommand({ Bucket: "Not_Valid" })))).toEqual({ name: "InvalidBucketName", status: 400 });
+    // Names that are paths, not buckets, are refused before any file is touched.
+    for (const Bucket of ["..", ".uploads", "%2E%2E"]) {
+      expect(await s3Failure(s3.send(new PutObjectCommand({ Bucket, Key: "k", Body: "x" })))).toMatchObject({ status: 404 });
+    }
     const listed = await s3.send(new ListBucketsCommand({}));
     expect(listed.Buckets?.map((b) => b.Name)).toEqual(expect.arrayContaining(["easel", "scratch-bucket"]));
 
