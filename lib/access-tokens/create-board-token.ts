@@ -2,6 +2,7 @@ import { findBoard } from "../boards";
 import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
 import { notFound } from "../errors";
+import type { BoardAccessTokenJson } from "../openapi/schemas/access-tokens";
 import { getSecret } from "../secrets";
 import { signBoardToken } from "./board-token-jwt";
 
@@ -9,7 +10,7 @@ export const BOARD_TOKEN_MIN_SECONDS = 60;
 export const BOARD_TOKEN_MAX_SECONDS = 3600;
 
 /** Mints a read-only board access token for a board of the workspace (and its sub-boards). */
-export async function createBoardToken(deps: Deps, input: { workspace: Workspace; boardToken: string; expiresIn: number }) {
+export async function createBoardToken(deps: Deps, input: { workspace: Workspace; boardToken: string; expiresIn: number }): Promise<BoardAccessTokenJson> {
   const board = await findBoard(deps.db, input.workspace.id, input.boardToken);
   if (!board) throw notFound("board_not_found", "Board");
   const secret = await getSecret(deps.db, "board_token_key");

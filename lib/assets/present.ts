@@ -1,32 +1,9 @@
-import type { Asset, EncodeStatus } from "../db/schema";
+import type { Asset } from "../db/schema";
 import type { MediaLinker } from "../media/links";
+import type { AssetJson, ThumbnailJson } from "../openapi/schemas/assets";
 
-export type ThumbnailJson = { size: "small" | "medium" | "large"; url: string; width: number; height: number };
-
-export type AssetJson = {
-  id: number;
-  token: string;
-  title: string;
-  description: string | null;
-  text: string | null;
-  media_type: string;
-  display_url: string;
-  stream_url: string | null;
-  created_at: string;
-  updated_at: string;
-  tags: string[];
-  fields: Record<string, string>;
-  primary_storage_id: string | null;
-  boards: string[];
-  encode_status: EncodeStatus;
-  size: number;
-  md5: string;
-  head_version_number: number;
-  thumbnails: ThumbnailJson[];
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-};
+/** The wire shapes are the response schemas' (lib/openapi/schemas), so the reference cannot drift from these. */
+export type { AssetJson, ThumbnailJson };
 
 export function toAssetJson(asset: Asset, boardTokens: string[], link: MediaLinker): AssetJson {
   return {

@@ -1,13 +1,8 @@
 import type { Board } from "../db/schema";
+import type { BoardJson } from "../openapi/schemas/boards";
 
-export type BoardJson = {
-  token: string;
-  title: string;
-  parent_token: string | null;
-  state: Board["state"];
-  created_at: string;
-  updated_at: string;
-};
+/** The wire shape is the response schema's (lib/openapi/schemas), so the reference cannot drift from this. */
+export type { BoardJson };
 
 export function toBoardJson(board: Board, parentToken: string | null): BoardJson {
   return {

@@ -5,6 +5,7 @@ import { assetWhere, type AssetFilter } from "../assets/list-assets";
 import { boardTokensByAsset } from "../assets/board-tokens";
 import { toAssetJson } from "../assets/present";
 import type { MediaLinker } from "../media/links";
+import type { SearchPage } from "../openapi/schemas/assets";
 import { offsetOf, pagy, type Page } from "../http/pagination";
 
 /** The words of a query (letters and digits of any script), lower-cased. */
@@ -24,7 +25,7 @@ export type SearchFilter = AssetFilter & { query: string };
  * column with a GIN index, the same on PGlite and PostgreSQL), prefix matching, ranked by
  * ts_rank (title hits weigh most), newest first among equals.
  */
-export async function searchAssets(deps: Deps, filter: SearchFilter, page: Page, link: MediaLinker, extra?: SQL) {
+export async function searchAssets(deps: Deps, filter: SearchFilter, page: Page, link: MediaLinker, extra?: SQL): Promise<SearchPage> {
   const words = queryWords(filter.query);
   if (!words.length) return { data: [], pagy: pagy(page, 0, 0) };
   const tsq = prefixQuery(words);

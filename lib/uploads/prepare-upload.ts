@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { uploadSessions, type Workspace } from "../db/schema";
 import { env } from "../env";
 import { DomainError, notFound } from "../errors";
+import type { PreparedUploadJson } from "../openapi/schemas/uploads";
 import { getSecret } from "../secrets";
 import type { StorageDriver } from "../storage/types";
 import { SIGNED_ID_TTL_MS, signStorageId } from "./signed-storage-id";
@@ -12,15 +13,8 @@ export const MULTIPART_THRESHOLD = 5 * 1024 * 1024;
 
 export type PrepareInput = { title?: string; mediaType: string; size: number; collectionToken?: string; md5?: string };
 
-export type PreparedUploadJson = {
-  storage_provider: "s3" | "gcs";
-  signed_storage_id: string;
-  upload_url: string;
-  multipart_upload_id: string | null;
-  part_size: number | null;
-  part_urls: string[] | null;
-  expires_at: string;
-};
+/** The wire shape is the response schema's (lib/openapi/schemas), so the reference cannot drift from it. */
+export type { PreparedUploadJson };
 
 /** Storage key of an upload's bytes: per workspace, unguessable, never reused. */
 export const originalKey = (workspaceId: number, handle: string) => `ws/${workspaceId}/originals/${handle}`;

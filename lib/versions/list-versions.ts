@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { assetVersions, type Workspace } from "../db/schema";
 import { offsetOf, pagy, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
+import type { VersionListJson } from "../openapi/schemas/versions";
 import { toVersionJson, type Surface } from "./present";
 
 /**
@@ -13,7 +14,10 @@ import { toVersionJson, type Surface } from "./present";
  * numbers read through the (asset, number) index: the last page of 100,000 versions costs what
  * the first does, and the total needs no count.
  */
-export async function listVersions(deps: Deps, input: { workspace: Workspace; token: string; page: Page; surface: Surface; link: MediaLinker }) {
+export async function listVersions(
+  deps: Deps,
+  input: { workspace: Workspace; token: string; page: Page; surface: Surface; link: MediaLinker },
+): Promise<VersionListJson> {
   const asset = await getAssetOrThrow(deps.db, input.workspace, input.token);
   const total = asset.nextVersionNumber - 1;
   const newest = total - offsetOf(input.page);

@@ -1,26 +1,15 @@
-import type { AssetVersion, VersionSource, Workspace } from "../db/schema";
+import type { AssetVersion, Workspace } from "../db/schema";
 import type { MediaLinker } from "../media/links";
+import type { ThumbnailJson } from "../openapi/schemas/assets";
+import type { VersionJson } from "../openapi/schemas/versions";
 import { isGatedPlan, isRevertable } from "./plans";
 
 /** Thumbnails past the window on a gated plan are served as previews at most this wide. */
 export const PREVIEW_MAX_WIDTH = 320;
 
-export type VersionThumbnailJson = { size: "small" | "medium" | "large"; url: string; width: number; height: number };
-
-export type VersionJson = {
-  version_number: number;
-  source: VersionSource;
-  comment: string | null;
-  title: string;
-  md5: string;
-  size: number;
-  media_type: string;
-  revertable: boolean;
-  created_at: string;
-  created_by_token: string | null;
-  thumbnails: VersionThumbnailJson[];
-  primary_storage_id: string | null;
-};
+/** The wire shapes are the response schemas' (lib/openapi/schemas), so the reference cannot drift from these. */
+export type VersionThumbnailJson = ThumbnailJson;
+export type { VersionJson };
 
 export type Surface = "rest" | "mcp";
 

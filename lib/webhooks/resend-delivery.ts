@@ -4,10 +4,11 @@ import { webhookDeliveries } from "../db/schema";
 import type { Deps } from "../deps";
 import { DomainError, notFound } from "../errors";
 import { webhookDeliveryRequested } from "../jobs/events";
+import type { ResendJson } from "../openapi/schemas/webhooks";
 import { getTriggerOrThrow } from "./get-trigger";
 import { triggerStatus } from "./present";
 
-export type ResendJson = { trigger_id: string; message_id: string; status: "queued" };
+export type { ResendJson };
 
 /**
  * Beyond the interface: delivers a logged message again, with the same body and the same

@@ -1,3 +1,5 @@
+import { checkResponse } from "../openapi/recorder";
+
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 
 export type Call = {
@@ -30,5 +32,8 @@ export async function call(handler: Handler, c: Call): Promise<Answer> {
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  const answer = { status: res.status, headers: res.headers, body: parsed, text };
+  // Every /v1 answer of the integration suite must match the OpenAPI document (tests/openapi/recorder.ts).
+  checkResponse({ method: c.method ?? "GET", path: c.path, ...answer });
+  return answer;
 }

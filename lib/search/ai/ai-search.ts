@@ -5,6 +5,7 @@ import { assetWhere, type AssetFilter } from "../../assets/list-assets";
 import { boardTokensByAsset } from "../../assets/board-tokens";
 import { toAssetJson } from "../../assets/present";
 import type { MediaLinker } from "../../media/links";
+import type { AiSearchPage } from "../../openapi/schemas/assets";
 import { offsetOf, pagy, type Page } from "../../http/pagination";
 import { parseQuery, type Intent, type MediaKind } from "./parse-query";
 
@@ -41,7 +42,7 @@ export function intentConditions(intent: Intent): SQL[] {
  * which becomes filters, and any free words rank results by full text (more matching words rank
  * higher). The answer explains how the query was read.
  */
-export async function aiSearch(deps: Deps, filter: AssetFilter & { query: string }, page: Page, link: MediaLinker) {
+export async function aiSearch(deps: Deps, filter: AssetFilter & { query: string }, page: Page, link: MediaLinker): Promise<AiSearchPage> {
   const intent = parseQuery(filter.query, deps.clock());
   const where = and(assetWhere({ ...filter, query: undefined }), ...intentConditions(intent));
   const rank = intent.words.length ? sql<number>`ts_rank(${assets.search}, ${tsq(intent.words, "|")})` : sql<number>`0::float4`;

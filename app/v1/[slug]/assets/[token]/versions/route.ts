@@ -1,12 +1,11 @@
 import { json } from "@/lib/http/envelope";
-import { pageQuery, toPage } from "@/lib/http/pagination";
+import { toPage } from "@/lib/http/pagination";
 import { parseQuery } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
+import { VersionsQuery } from "@/lib/openapi/schemas/versions";
 import { listVersions } from "@/lib/versions/list-versions";
-
-const VersionsQuery = pageQuery(100);
 
 // GET /v1/:slug/assets/:token/versions — stored versions newest first, with head_version_number
 const list = withApi({ scope: "read" }, async ({ req, params, deps, workspace }) => {

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { ENCODE_STATUSES } from "../../db/schema/assets";
+import { pageQuery } from "../../http/pagination";
+import { Md5, oneOf, pageOf, PagyJson, Timestamp } from "./common";
+
+// ---- requests (app/v1/[slug]/assets/** validate with these)
+
+const tagList = z
+  .string()
+  .max(1000)
+  .transform((s) => s.split(",").map((t) => t.trim()).filter(Boolean));
+
+export const AssetListQuery = pageQuery().extend({
+  query: z.string().max(500).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
+});
+
+export const SearchQuery = pageQuery().extend({
+  query: z.string().trim().min(1, "must not be empty").max(500),
+  media_type: z
+    .string()
+    .regex(/^[\w.+-]+(\/[\w.+-]*)?$/, "must be a MIME type or family such as image")
+    .optional()
+    .meta({ description: "An exact type (`image/png`) or a family (`image`)." }),
+  board_token: z.string().min(1).max(64).optional().meta({ description: "Only this board and its sub-boards." }),
+  tags: tagList.optional().meta({ description: "Comma-separated; every tag must be present." }),
+});
+
+/** A stored version's number: anything but a positive integer is `invalid_version_number`. */
+export const versionNumber = z.number({ error: "must be a positive integer" }).int("must be a positive integer").positive("must be a positive integer");
+
+export const PatchAssetBody = z.object({
+  asset: z.object({
+    create_version: z.boolean().optional().meta({ description: "true: snapshot the head first (a version write, or a metadata checkpoint). `false` with `signed_storage_id` is 422." }),
+    signed_storage_id: z.string().min(1).max(2000).optional().meta({ description: "From upload_prepare: the uploaded bytes become a new version." }),
+    media_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as image/png").optional(),
+    comment: z.string().max(10_000).optional().meta({ description: "Note on the snapshot this request creates, or on `version_number` in a comment edit. `\"\"` clears it; omitted changes nothing." }),
+    version_number: versionNumber.optional().meta({ description: "Without `signed_storage_id`: edit the comment of this stored version (1..head−1)." }),
+    title: z.string().trim().min(1, "must not be empty").max(500).optional(),
+    description: z.string().max(10_000).optional(),
+    text: z.string().max(100_000).optional(),
+    tags: z.array(z.string().trim().min(1).max(100)).max(100).optional().meta({ description: "Replaces the tags. Not versioned." }),
+    fields: z.record(z.string().min(1).max(100), z.string().max(10_000)).optional().meta({ description: "Replaces the custom fields. Not versioned." }),
+  }),
+});
+
+export const RevertBody = z.object({
+  version_number: versionNumber.meta({ description: "Stored version to restore." }),
+  comment: z.string().max(10_000).optional().meta({ description: "Recorded on the snapshot of the head being replaced." }),
+});
+
+export const VERSION_FIELD_CODES = { version_number: "invalid_version_number" } as const;
+
+// ---- responses (lib/assets/present.ts, lib/search)
+
+const THUMBNAIL_SIZES = ["small", "medium", "large"] as const;
+
+export const ThumbnailJson = z
+  .strictObject({
+    size: z.enum(THUMBNAIL_SIZES),
+    url: z.url().meta({ description: "Signed link; browser code holding a board access token may use `?token=` instead." }),
+    width: z.number().int().min(0),
+    height: z.number().int().min(0),
+  })
+  .meta({ id: "Thumbnail" });
+export type ThumbnailJson = z.infer<typeof ThumbnailJson>;
+
+export const AssetJson = z
+  .strictObject({
+    id: z.number().int().meta({ description: "Numeric id, as in webhook payloads." }),
+    token: z.string().meta({ description: "The asset's handle in paths (`:token`). Kept across version writes." }),
+    title: z.string(),
+    description: z.string().nullable(),
+    text: z.string().nullable(),
+    media_type: z.string().meta({ description: "MIME type." }),
+    display_url: z.url().meta({ description: "Preview of the current content (a signed link that serves the head, also after a version write)." }),
+    stream_url: z.url().nullable().meta({ description: "HLS master playlist of a video; null until an encode has finished. Poll GET asset to wait for it." }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    tags: z.array(z.string()),
+    fields: z.record(z.string(), z.string()).meta({ description: "Custom fields, keyed by field name." }),
+    primary_storage_id: z.string().nullable().meta({ description: "Identifier of the full-resolution original." }),
+    boards: z.array(z.string()).meta({ description: "Tokens of the boards the asset is on." }),
+    encode_status: z.enum(ENCODE_STATUSES).meta({ description: "Video encode state; `none` for other media." }),
+    size: z.number().int().min(0).meta({ description: "Bytes." }),
+    md5: Md5,
+    head_version_number: z.number().int().min(1).meta({ description: "The number the next version write takes; the newest stored version is this minus 1." }),
+    thumbnails: z.array(ThumbnailJson),
+    width: z.number().nullable(),
+    height: z.number().nullable(),
+    duration: z.number().nullable().meta({ description: "Seconds, for audio and video." }),
+  })
+  .meta({ id: "Asset", description: "An asset: its live head and links to its media." });
+export type AssetJson = z.infer<typeof AssetJson>;
+
+export const AssetOne = oneOf(AssetJson, "AssetResponse");
+export const AssetPage = pageOf(AssetJson, "AssetPage", "A page of assets, newest first.");
+export type AssetPage = z.infer<typeof AssetPage>;
+
+export const AssetWriteJson = z
+  .strictObject({
+    data: AssetJson,
+    head_version_number: z.number().int().min(1).meta({ description: "The head after the write (unchanged by a no-op)." }),
+  })
+  .meta({ id: "AssetWriteResponse", description: "The asset after a write, with `head_version_number` beside `data`." });
+export type AssetWriteJson = z.infer<typeof AssetWriteJson>;
+
+export const SearchHitJson = AssetJson.extend({
+  score: z.number().meta({ description: "Full-text rank (4 decimals); higher is better." }),
+}).meta({ id: "SearchHit", description: "An asset found by search, with its rank." });
+export type SearchHitJson = z.infer<typeof SearchHitJson>;
+
+export const SearchPage = pageOf(SearchHitJson, "SearchPage", "Search results, best first, newest first among equals.");
+export type SearchPage = z.infer<typeof SearchPage>;
+
+const MEDIA_KINDS = ["image", "video", "audio", "pdf"] as const;
+
+export const InterpretationJson = z
+  .strictObject({
+    kinds: z.array(z.enum(MEDIA_KINDS)),
+    notKinds: z.array(z.enum(MEDIA_KINDS)),
+    since: Timestamp.nullable(),
+    until: Timestamp.nullable(),
+    orientation: z.enum(["portrait", "landscape", "square"]).optional(),
+    minDurationSeconds: z.number().optional(),
+    maxDurationSeconds: z.number().optional(),
+    minBytes: z.number().optional(),
+    maxBytes: z.number().optional(),
+    colors: z.array(z.string()),
+    notColors: z.array(z.string()),
+    tags: z.array(z.string()),
+    words: z.array(z.string()).meta({ description: "Free words that rank results by full text." }),
+    notWords: z.array(z.string()),
+  })
+  .meta({ id: "SearchInterpretation", description: "How ai_search read the query, as filters (keys absent when that rule did not fire)." });
+
+export const AiSearchPage = z
+  .strictObject({
+    data: z.array(SearchHitJson),
+    pagy: PagyJson,
+    explanation: z.string().meta({ description: "How the query was read, in words." }),
+    interpretation: InterpretationJson,
+  })
+  .meta({ id: "AiSearchPage", description: "ai_search results with how the query was read." });
+export type AiSearchPage = z.infer<typeof AiSearchPage>;
