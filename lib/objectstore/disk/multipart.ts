@@ -84,10 +84,10 @@ async function readParts(dir: string): Promise<PartRecord[]> {
 export async function commitPart(lay: Layout, upload: UploadRecord, partNumber: number, received: Received, now: Date): Promise<PartRecord> {
   const dir = lay.uploadDir(upload.uploadId);
   return withLock(`upload:${upload.uploadId}`, async () => {
-    let previous: PartRecord[];
+    let previous: string[];
     try {
       await fs.access(path.join(dir, "upload.json"));
-      previous = (await readParts(dir)).filter((p) => p.partNumber === partNumber);
+      previous = (await fs.readdir(dir)).filter((name) => Number(PART_FILE.exec(name)?.[1]) === partNumber);
     } catch {
       await fs.rm(received.path, { force: true });
       throw noSuchUpload();
@@ -98,7 +98,7 @@ export async function commitPart(lay: Layout, upload: UploadRecord, partNumber: 
     // crash the part is either listed, with its bytes, or missing and sent again. Completion
     // flushes the object's folder, which makes the assembled object durable.
     await fs.rename(received.path, path.join(dir, dataFile));
-    for (const p of previous) await fs.rm(path.join(dir, p.dataFile), { force: true });
+    for (const name of previous) await fs.rm(path.join(dir, name), { force: true });
     notePartCommitted(upload.uploadId, partNumber, path.join(dir, dataFile));
     return { partNumber, size: received.size, md5, lastModified: now.toISOString(), dataFile };
   });
