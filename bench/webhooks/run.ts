@@ -6,6 +6,8 @@
  *   BENCH_TRIGGERS=1000 BENCH_RATE=100 BENCH_SECONDS=30 BENCH_STEADY_TRIGGERS=10
  *   BENCH_CONCURRENCY=4 (EASEL_JOBS_CONCURRENCY of the server) BENCH_TRANSPORT=http|inprocess
  *   BENCH_DRAIN_SECONDS=120 (how long to wait for deliveries still queued after the sending ends)
+ *   BENCH_FANOUT_SECONDS=600 (how long to wait for the fan-out's deliveries)
+ * 0. Baseline: the same 1,000 deliveries made by calling the delivery function directly.
  * 1. Fan-out: one asset_added event to BENCH_TRIGGERS triggers on one board; time from the send
  *    to the first, median and last delivery received.
  * 2. Steady load: BENCH_RATE events/s for BENCH_SECONDS to BENCH_STEADY_TRIGGERS triggers;
@@ -35,6 +37,9 @@ import { inngestJobSender } from "../../lib/jobs/send";
 import { getSecret } from "../../lib/secrets";
 import { newToken } from "../../lib/tokens";
 import { createTrigger } from "../../lib/webhooks";
+import { attemptDelivery } from "../../lib/webhooks/deliver";
+import { payloadFor } from "../../lib/webhooks/payload";
+import { planDeliveries } from "../../lib/webhooks/plan-deliveries";
 import { deliverWebhookJob } from "../../lib/webhooks/deliver.job";
 import { fanOutWebhooksJob } from "../../lib/webhooks/fan-out.job";
 import { createWorkspace } from "../../lib/workspaces/manage-workspaces";
@@ -47,6 +52,7 @@ const STEADY_TRIGGERS = Number(process.env.BENCH_STEADY_TRIGGERS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const TRANSPORT = process.env.BENCH_TRANSPORT ?? "http";
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_SECONDS ?? 120) * 1000;
+const FANOUT_MS = Number(process.env.BENCH_FANOUT_SECONDS ?? 600) * 1000;
 
 // Receivers are on loopback; the data dir only matters if something writes to disk.
 process.env.EASEL_WEBHOOK_ALLOW_PRIVATE = "1";
@@ -151,9 +157,27 @@ async function main() {
     await createTrigger(deps, admin, { hook: "asset_added", hookUrl: receiver.url(`/fan/${i}`), organizationSlug: ws.slug, collectionToken: board.token });
   }
   const [assetId] = await insertAssets(db, ws.id, board.id, 1);
+
+  // 0. Baseline: the same deliveries by calling attemptDelivery directly, CONCURRENCY at a time (no executor).
+  const plan = await planDeliveries(deps, "bench-direct", { assetId, workspaceId: ws.id, kind: "asset_added", occurredAt: new Date().toISOString() });
+  const targets = plan?.targets ?? [];
+  const d0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < targets.length) {
+        const t = targets[next++];
+        await attemptDelivery(deps, { triggerId: t.triggerId, messageId: t.messageId, payload: payloadFor(plan!.base, t.collection) });
+      }
+    }),
+  );
+  const directMs = performance.now() - d0;
+  console.log(`direct    ${targets.length} deliveries by attemptDelivery, ${CONCURRENCY} at a time: ${(directMs / 1000).toFixed(2)} s (${((targets.length / directMs) * 1000).toFixed(1)} deliveries/s)`);
+  receiver.arrivals.length = 0;
+
   const t0 = performance.now();
   await send(assetId);
-  await receiver.until(() => new Set(receiver.arrivals.map((a) => a.path)).size >= TRIGGERS, t0 + DRAIN_MS);
+  await receiver.until(() => new Set(receiver.arrivals.map((a) => a.path)).size >= TRIGGERS, t0 + FANOUT_MS);
   const fan = receiver.arrivals.map((a) => a.at - t0).sort((a, b) => a - b);
   const reached = new Set(receiver.arrivals.map((a) => a.path)).size;
   console.log(
@@ -183,10 +207,11 @@ async function main() {
   await Promise.all(sends);
   const sendEnd = performance.now();
   const expected = events * STEADY_TRIGGERS;
-  await receiver.until(() => receiver.arrivals.length >= expected, sendEnd + DRAIN_MS);
-  const arrivals = receiver.arrivals.slice();
+  const steady = () => receiver.arrivals.filter((a) => a.path.startsWith("/steady/"));
+  await receiver.until(() => steady().length >= expected, sendEnd + DRAIN_MS);
+  const arrivals = steady();
   const latencies = arrivals.map((a) => a.at - sentAt.get(a.assetId)!).sort((a, b) => a - b);
-  const last = Math.max(...arrivals.map((a) => a.at));
+  const last = arrivals.length ? Math.max(...arrivals.map((a) => a.at)) : performance.now();
   const throughput = (arrivals.length / (last - s0)) * 1000;
   const inWindow = arrivals.filter((a) => a.at <= sendEnd).length;
   console.log(
