@@ -56,7 +56,9 @@ const FANOUT_MS = Number(process.env.BENCH_FANOUT_SECONDS ?? 600) * 1000;
 
 // Receivers are on loopback; the data dir only matters if something writes to disk.
 process.env.EASEL_WEBHOOK_ALLOW_PRIVATE = "1";
-process.env.EASEL_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-webhooks-"));
+const scratchDir = process.env.EASEL_DATA_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-webhooks-"));
+if (scratchDir) process.env.EASEL_DATA_DIR = scratchDir;
+process.on("exit", () => scratchDir && fs.rmSync(scratchDir, { recursive: true, force: true }));
 // The jobs client read the environment while being imported: read it again with the above.
 resetEnvCache();
 
