@@ -1,0 +1,136 @@
+/**
+ * bench/api: throughput and latency of three read routes of a running Easel (`next start`)
+ * against a bare node:http server doing the same SQL and answering the same JSON (the ceiling),
+ * measured side by side in one run with autocannon (32 connections). Also prints the server's
+ * start-up time (fresh and existing data) and its RSS idle and at peak during the load.
+ *
+ *   npm run build && npx tsx bench/api/run.ts [--seconds 20]          # embedded PGlite
+ *   DATABASE_URL=postgres://… npx tsx bench/api/run.ts                 # PostgreSQL
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import sharp from "sharp";
+import { readLock } from "../../lib/db/embedded/data-dir-lock";
+import { startBareServer } from "./bare-server";
+
+const argv = process.argv.slice(2);
+const SECONDS = Number(argv[argv.indexOf("--seconds") + 1] || 20) || 20;
+const EASEL_PORT = 3911;
+const BARE_PORT = 3912;
+const root = path.resolve(import.meta.dirname, "../..");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-api-"));
+const env = { ...process.env, PORT: String(EASEL_PORT), EASEL_DATA_DIR: dataDir, EASEL_RATE_LIMIT_PER_MIN: "1000000000", EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: "1000000000", NEXT_TELEMETRY_DISABLED: "1", EASEL_JOBS_DISABLED: "1" };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function startEasel(): ChildProcess {
+  return spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(EASEL_PORT)], { cwd: root, env, stdio: "ignore", detached: true });
+}
+
+async function waitReady(child: ChildProcess): Promise<number> {
+  const t0 = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error("easel exited during start-up");
+    try {
+      const r = await fetch(`http://127.0.0.1:${EASEL_PORT}/v1/bench/boards`);
+      await r.arrayBuffer();
+      return Date.now() - t0;
+    } catch {
+      await sleep(50);
+    }
+  }
+}
+
+const stop = async (child: ChildProcess) => {
+  try {
+    process.kill(-child.pid!, "SIGTERM");
+  } catch {}
+  for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(100);
+};
+
+/** RSS of the server process tree (next start forks the server), in MiB. */
+function rssMiB(pid: number): number {
+  const pids = execFileSync("sh", ["-c", `ps -o pid= --ppid ${pid}; echo ${pid}`], { encoding: "utf8" }).split(/\s+/).filter(Boolean);
+  let kb = 0;
+  for (const p of pids) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
+    } catch {}
+  }
+  return kb / 1024;
+}
+
+function cli(...args: string[]): string {
+  return execFileSync(process.execPath, ["--import", "tsx", "lib/cli/main.ts", ...args], { cwd: root, env, encoding: "utf8" }).trim().split("\n").at(-1)!;
+}
+
+async function api(token: string, method: string, p: string, body?: unknown) {
+  const r = await fetch(`http://127.0.0.1:${EASEL_PORT}${p}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const j = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(`${method} ${p} → ${r.status} ${JSON.stringify(j)}`);
+  return j;
+}
+
+async function seed() {
+  cli("workspace", "create", "bench", "--plan", "team");
+  const token = cli("token", "create", "bench", "--scopes", "read,write");
+  const board = (await api(token, "POST", "/v1/bench/boards", { board: { title: "Bench" } })).data.token as string;
+  let first = "";
+  for (let i = 0; i < 30; i++) {
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: i * 8, g: 100, b: 50 } } }).png().toBuffer();
+    const prep = (await api(token, "POST", "/v1/bench/assets/upload_prepare", { asset: { title: `Asset ${i}`, media_type: "image/png", size: png.length } })).data;
+    const put = await fetch(prep.upload_url, { method: "PUT", body: png, headers: { "content-type": "image/png" } });
+    if (!put.ok) throw new Error(`PUT → ${put.status}`);
+    const a = (await api(token, "POST", "/v1/bench/assets/upload_complete", { asset: { signed_storage_id: prep.signed_storage_id, collection_token: board } })).data;
+    first ||= a.token;
+  }
+  for (let i = 0; i < 20; i++) await api(token, "PATCH", `/v1/bench/assets/${first}`, { asset: { create_version: true, comment: `v${i}` } });
+  return { token, board, asset: first };
+}
+
+async function load(url: string, headers: Record<string, string>, pid?: number) {
+  let peak = 0;
+  const sampler = pid ? setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 500) : null;
+  const r = await autocannon({ url, connections: 32, duration: SECONDS, headers });
+  if (sampler) clearInterval(sampler);
+  if (r.non2xx) throw new Error(`${url}: ${r.non2xx} non-2xx answers`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, peak };
+}
+
+async function main() {
+  const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
+  let easel = startEasel();
+  const fresh = await waitReady(easel);
+  const { token, board, asset } = await seed();
+  await stop(easel);
+  easel = startEasel();
+  const existing = await waitReady(easel);
+  await fetch(`http://127.0.0.1:${EASEL_PORT}/v1/bench/assets/${asset}`, { headers: { authorization: `Bearer ${token}` } });
+  await sleep(2000);
+  const idle = rssMiB(easel.pid!);
+  const lock = readLock(dataDir);
+  const bare = await startBareServer(process.env.DATABASE_URL ?? { path: lock!.address!, database: "postgres", username: "postgres", prepare: false }, BARE_PORT);
+  const auth = { authorization: `Bearer ${token}` };
+  const cases = [
+    ["GET /v1/:slug/assets/:token", `http://127.0.0.1:${EASEL_PORT}/v1/bench/assets/${asset}`, `http://127.0.0.1:${BARE_PORT}/asset/${asset}`],
+    ["GET …/assets/:token/versions", `http://127.0.0.1:${EASEL_PORT}/v1/bench/assets/${asset}/versions`, `http://127.0.0.1:${BARE_PORT}/versions/${asset}`],
+    ["GET …/boards/:token/assets", `http://127.0.0.1:${EASEL_PORT}/v1/bench/boards/${board}/assets`, `http://127.0.0.1:${BARE_PORT}/board-assets/${board}`],
+  ];
+  console.log(`\n${db}: 32 connections × ${SECONDS} s per route; start-up to first answer ${fresh} ms fresh, ${existing} ms existing data; RSS idle ${idle.toFixed(0)} MiB`);
+  console.log(`${"route".padEnd(30)} ${"Easel req/s".padStart(11)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"bare req/s".padStart(10)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"ratio".padStart(6)} ${"peak RSS".padStart(9)}`);
+  for (const [name, easelUrl, bareUrl] of cases) {
+    const e = await load(easelUrl, auth, easel.pid);
+    const b = await load(bareUrl, {});
+    console.log(`${name.padEnd(30)} ${e.rps.toFixed(0).padStart(11)} ${String(e.p50).padStart(5)} ${String(e.p99).padStart(5)} ${b.rps.toFixed(0).padStart(10)} ${String(b.p50).padStart(5)} ${String(b.p99).padStart(5)} ${(e.rps / b.rps).toFixed(2).padStart(6)} ${`${e.peak.toFixed(0)} MiB`.padStart(9)}`);
+  }
+  await bare.close();
+  await stop(easel);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
