@@ -51,3 +51,19 @@ export const PLAN_LABEL: Record<string, string> = { free: "Free", pro: "Pro", cr
 export function revertWindowLabel(days: number | null): string {
   return days === null ? "unlimited" : `${days} days`;
 }
+
+/**
+ * A head media link that changes when the content does. The server keeps an asset's links stable
+ * across version writes (links handed out serve the new content), so the browser's cached copy of
+ * the same URL would show the old picture after a revert; a content key in the query makes the
+ * URL new. The signature covers the path and expiry only, so the link stays valid.
+ */
+export function headMedia(url: string, md5: string): string {
+  try {
+    const u = new URL(url);
+    u.searchParams.set("v", md5.slice(0, 12));
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

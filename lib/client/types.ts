@@ -98,11 +98,15 @@ export type Trigger = {
   organization_slug: string;
   collection_token: string;
   expiration_date: string;
+  /** active | expired | disabled (a receiver answered 410). */
+  status?: "active" | "expired" | "disabled";
+  /** Only in the answer to creation. */
   secret?: string;
   [extra: string]: unknown;
 };
 export type Delivery = {
   id: string;
+  event?: string;
   status?: string;
   response_status?: number | null;
   attempt?: number;

@@ -17,7 +17,7 @@ let deps: Awaited<ReturnType<typeof useTestDeps>>;
 const day = 86_400_000;
 const SESSION_COOKIE = "authjs.session-token";
 const READ_TOOLS = ["list_asset_versions", "get_asset"];
-const WRITE_TOOLS = ["revert_asset", "edit_asset_version_comment", "create_asset_version"];
+const WRITE_TOOLS = ["revert_asset", "edit_asset_version_comment", "create_asset_version", "retry_video_processing"];
 
 type Ctx = { ws: Workspace; token: string; board: Board; client: Client; readClient: Client };
 const clients: Client[] = [];
@@ -212,6 +212,36 @@ describe("get_asset", () => {
     expect(got.data).toMatchObject({ token: asset.token, md5: asset.md5, head_version_number: 1, boards: [team.board.token] });
     expect(got.data.display_url).toMatch(/^http:\/\/easel\.test\/media\//);
     toolError(await callTool(team.readClient, "get_asset", { organization: team.ws.slug, asset_token: "missing" }), "asset_not_found");
+  });
+});
+
+describe("retry_video_processing and encode on read", () => {
+  /** A video asset row (processing already ran) on the context's board. */
+  async function video(c: Ctx, fields: Partial<typeof assets.$inferInsert> = {}) {
+    const asset = await newAsset(c);
+    await deps.db.update(assets).set({ mediaType: "video/mp4", media: { width: 320, height: 240, durationSeconds: 3 }, ...fields }).where(eq(assets.token, asset.token));
+    return asset;
+  }
+
+  it("queues an encode, and refuses not_a_video and encode_already_finished", async () => {
+    const asset = await video(team, { encodeStatus: "failed", encodeError: "boom" });
+    deps.jobs.clear();
+    const res = ok(await callTool(team.client, "retry_video_processing", at(team, asset)));
+    expect(res.data.encode_status).toBe("queued");
+    expect(deps.jobs.sent.map((e) => e.name)).toEqual(["encode/video.requested"]);
+    toolError(await callTool(team.client, "retry_video_processing", at(team, await newAsset(team))), "not_a_video");
+    const done = await video(team, { encodeStatus: "ready", streamKey: "ws/x/stream/master.m3u8" });
+    toolError(await callTool(team.client, "retry_video_processing", at(team, done)), "encode_already_finished");
+    toolError(await callTool(team.readClient, "retry_video_processing", at(team, asset)), "insufficient_scope");
+  });
+
+  it("get_asset starts a video's encode on a plan that encodes on first read, like GET over REST", async () => {
+    const free = await workspace("free");
+    const asset = await video(free);
+    deps.jobs.clear();
+    const got = ok(await callTool(free.readClient, "get_asset", at(free, asset)));
+    expect(got.data.encode_status).toBe("queued");
+    expect(deps.jobs.sent.map((e) => e.name)).toEqual(["encode/video.requested"]);
   });
 });
 

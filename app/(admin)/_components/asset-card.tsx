@@ -1,17 +1,18 @@
 import Link from "next/link";
 import { Badge } from "@/app/_components/ui/badge";
-import { formatBytes, mediaFamily } from "@/lib/client/format";
+import { formatBytes, headMedia, mediaFamily } from "@/lib/client/format";
 import type { Asset, Thumbnail } from "@/lib/client/types";
 
 /** srcset from the asset's thumbnails, so the browser picks the smallest that fills the card. */
-export function thumbSrcSet(thumbs: Thumbnail[]) {
+export function thumbSrcSet(thumbs: Thumbnail[], md5: string) {
   const sorted = [...thumbs].sort((a, b) => a.width - b.width);
-  return { src: sorted.at(-1)?.url, srcSet: sorted.map((t) => `${t.url} ${t.width}w`).join(", ") };
+  const url = (t: Thumbnail) => headMedia(t.url, md5);
+  return { src: sorted.length ? url(sorted[sorted.length - 1]) : undefined, srcSet: sorted.map((t) => `${url(t)} ${t.width}w`).join(", ") };
 }
 
 const ICON: Record<string, string> = { image: "Image", video: "Video", audio: "Audio", other: "File" };
 
-export function AssetThumb({ asset, sizes, className = "" }: { asset: Pick<Asset, "thumbnails" | "media_type" | "title">; sizes: string; className?: string }) {
+export function AssetThumb({ asset, sizes, className = "" }: { asset: Pick<Asset, "thumbnails" | "media_type" | "title" | "md5">; sizes: string; className?: string }) {
   if (asset.thumbnails.length === 0) {
     return (
       <div className={`flex items-center justify-center bg-neutral-100 text-sm text-neutral-500 ${className}`}>
@@ -19,7 +20,7 @@ export function AssetThumb({ asset, sizes, className = "" }: { asset: Pick<Asset
       </div>
     );
   }
-  const { src, srcSet } = thumbSrcSet(asset.thumbnails);
+  const { src, srcSet } = thumbSrcSet(asset.thumbnails, asset.md5);
   // eslint-disable-next-line @next/next/no-img-element -- signed media URLs on this server; next/image would proxy them again
   return <img src={src} srcSet={srcSet} sizes={sizes} alt="" loading="lazy" decoding="async" className={`object-cover ${className}`} />;
 }

@@ -6,7 +6,7 @@ import { Button } from "@/app/_components/ui/button";
 import { Spinner } from "@/app/_components/ui/empty-state";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
-import { mediaFamily } from "@/lib/client/format";
+import { headMedia, mediaFamily } from "@/lib/client/format";
 import { keys } from "@/lib/client/queries";
 import type { Asset, Workspace } from "@/lib/client/types";
 import { HlsPlayer } from "./hls-player";
@@ -54,10 +54,11 @@ function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asse
 /** What the asset is: the image, the video (player or processing state), audio, or a download. */
 export function AssetPreview({ slug, asset, workspace, playerToken }: { slug: string; asset: Asset; workspace: Workspace | undefined; playerToken: string | null }) {
   const family = mediaFamily(asset.media_type);
-  const poster = asset.thumbnails.length ? asset.display_url : undefined;
+  const display = headMedia(asset.display_url, asset.md5);
+  const poster = asset.thumbnails.length ? display : undefined;
   if (family === "image") {
     // eslint-disable-next-line @next/next/no-img-element -- a signed media URL of this server
-    return <img src={asset.display_url} alt={asset.title} className="mx-auto max-h-[70vh] w-auto rounded-md bg-neutral-100 object-contain" />;
+    return <img src={display} alt={asset.title} className="mx-auto max-h-[70vh] w-auto rounded-md bg-neutral-100 object-contain" />;
   }
   if (family === "video") {
     return asset.stream_url ? (
@@ -66,11 +67,11 @@ export function AssetPreview({ slug, asset, workspace, playerToken }: { slug: st
       <VideoProcessing slug={slug} asset={asset} workspace={workspace} />
     );
   }
-  if (family === "audio") return <audio controls src={asset.display_url} aria-label={`Audio: ${asset.title}`} className="w-full" />;
+  if (family === "audio") return <audio controls src={display} aria-label={`Audio: ${asset.title}`} className="w-full" />;
   return (
     <div className="rounded-md border border-neutral-200 bg-neutral-50 p-8 text-center">
       <p className="text-sm text-neutral-600">No preview for {asset.media_type}.</p>
-      <a href={asset.display_url} className="mt-2 inline-block text-sm font-medium text-indigo-700 underline" download>
+      <a href={display} className="mt-2 inline-block text-sm font-medium text-indigo-700 underline" download>
         Download the file
       </a>
     </div>

@@ -26,6 +26,7 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
   const workspace = ws?.data;
   const query = useQuery(assetQuery(slug, token, { poll: workspace?.streaming_enabled !== false }));
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const remove = useMutation({
     mutationFn: () => api.assets.remove(slug, token),
     onSuccess: async () => {
@@ -79,7 +80,9 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
           <h2 id="details-heading" className="text-lg font-semibold">
             Details
           </h2>
-          <MetadataForm key={asset.head_version_number} slug={slug} asset={asset} versioning={workspace?.versioning ?? false} />
+          {saved ? <Alert tone="success">{saved}</Alert> : null}
+          {/* Remounted when the head moves (revert, new version), so the fields show the new head. */}
+          <MetadataForm key={asset.head_version_number} slug={slug} asset={asset} versioning={workspace?.versioning ?? false} onSaved={setSaved} />
         </section>
       </div>
       <VersionTimeline slug={slug} asset={asset} workspace={workspace} />

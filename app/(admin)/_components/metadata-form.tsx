@@ -7,28 +7,15 @@ import { Button } from "@/app/_components/ui/button";
 import { TextArea, TextField } from "@/app/_components/ui/field";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
+import { fieldsToText, parseFields } from "@/lib/client/fields";
 import { keys } from "@/lib/client/queries";
 import type { Asset } from "@/lib/client/types";
-
-const fieldsToText = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join("\n");
-
-/** "key: value" per line → custom fields; blank lines are skipped, a line without ":" is an error. */
-export function parseFields(text: string): Record<string, string> | string {
-  const out: Record<string, string> = {};
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    const at = line.indexOf(":");
-    if (at <= 0) return `“${line.trim()}” is not “name: value”.`;
-    out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return out;
-}
 
 /**
  * Title, description, text, tags and fields. A plain save changes the head in place; "keep a
  * version" first stores the current state as a version (a checkpoint) with an optional comment.
  */
-export function MetadataForm({ slug, asset, versioning }: { slug: string; asset: Asset; versioning: boolean }) {
+export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: string; asset: Asset; versioning: boolean; onSaved: (notice: string) => void }) {
   const qc = useQueryClient();
   const [title, setTitle] = useState(asset.title);
   const [description, setDescription] = useState(asset.description ?? "");
@@ -40,14 +27,21 @@ export function MetadataForm({ slug, asset, versioning }: { slug: string; asset:
   const [problem, setProblem] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>) => ({ before: asset.head_version_number, res: await api.assets.update(slug, asset.token, body) }),
-    onSuccess: async ({ res }) => {
+    onSuccess: async ({ res, before }, body) => {
+      // The form is remounted when the head moves, so the notice is shown by the page around it.
+      onSaved(
+        res.head_version_number > before
+          ? `Saved. The previous state is kept as version ${before}.`
+          : body.create_version
+            ? "Saved. Nothing changed and no comment was given, so no version was kept."
+            : "Saved.",
+      );
       qc.setQueryData(keys.asset(slug, asset.token), { data: res.data });
       await qc.invalidateQueries({ queryKey: keys.asset(slug, asset.token) });
       await qc.invalidateQueries({ queryKey: keys.assetLists(slug) });
       setComment("");
     },
   });
-  const saved = save.data;
   return (
     <form
       aria-label="Asset details"
@@ -87,16 +81,6 @@ export function MetadataForm({ slug, asset, versioning }: { slug: string; asset:
       ) : null}
       {problem ? <Alert>{problem}</Alert> : null}
       {save.isError ? <Alert>{describeError(save.error)}</Alert> : null}
-      {saved && !save.isPending ? (
-        <Alert tone="success">
-          Saved.{" "}
-          {saved.res.head_version_number > saved.before
-            ? `The previous state is kept as version ${saved.before}.`
-            : checkpoint
-              ? "Nothing changed and no comment was given, so no version was kept."
-              : ""}
-        </Alert>
-      ) : null}
       <Button type="submit" variant="primary" disabled={save.isPending}>
         {save.isPending ? "Saving…" : "Save details"}
       </Button>

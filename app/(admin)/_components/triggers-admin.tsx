@@ -32,6 +32,8 @@ function Deliveries({ slug, trigger }: { slug: string; trigger: Trigger }) {
         <thead className="text-neutral-600">
           <tr>
             <th scope="col" className="py-1 pr-2 font-medium">When</th>
+            <th scope="col" className="py-1 pr-2 font-medium">Event</th>
+            <th scope="col" className="py-1 pr-2 font-medium">Attempt</th>
             <th scope="col" className="py-1 pr-2 font-medium">Status</th>
             <th scope="col" className="py-1 pr-2 font-medium">Response</th>
             <th scope="col" className="py-1 pr-2 font-medium">Error</th>
@@ -42,6 +44,8 @@ function Deliveries({ slug, trigger }: { slug: string; trigger: Trigger }) {
           {log.data.data.map((d) => (
             <tr key={d.id} className="border-t border-neutral-100">
               <td className="py-1 pr-2">{formatDate(d.created_at)}</td>
+              <td className="py-1 pr-2">{d.event ?? "—"}</td>
+              <td className="py-1 pr-2">{d.attempt ?? "—"}</td>
               <td className="py-1 pr-2">{d.status ?? "—"}</td>
               <td className="py-1 pr-2">{d.response_status ?? "—"}</td>
               <td className="max-w-48 truncate py-1 pr-2" title={d.error ?? undefined}>{d.error ?? ""}</td>
@@ -64,13 +68,15 @@ function TriggerRow({ slug, trigger }: { slug: string; trigger: Trigger }) {
   const refresh = () => qc.invalidateQueries({ queryKey: keys.triggers(slug) });
   const remove = useMutation({ mutationFn: () => api.triggers.remove(trigger.id), onSuccess: refresh });
   const renew = useMutation({ mutationFn: () => api.triggers.renew(trigger.id), onSuccess: refresh });
-  const expired = Date.parse(trigger.expiration_date) < Date.now();
+  const status = trigger.status ?? (Date.parse(trigger.expiration_date) < Date.now() ? "expired" : "active");
   return (
     <li className="space-y-2 rounded-lg border border-neutral-200 bg-white p-3">
       <div className="flex flex-wrap items-center gap-2">
         <Badge tone="blue">{trigger.hook}</Badge>
         <span className="min-w-0 flex-1 truncate font-mono text-sm" title={trigger.hook_url}>{trigger.hook_url}</span>
-        <Badge tone={expired ? "red" : "green"}>{expired ? "expired" : `until ${formatDate(trigger.expiration_date)}`}</Badge>
+        <Badge tone={status === "active" ? "green" : "red"} title={`Expires ${formatDate(trigger.expiration_date)}`}>
+          {status === "active" ? `active until ${formatDate(trigger.expiration_date)}` : status}
+        </Badge>
       </div>
       <p className="text-xs text-neutral-500">Board {trigger.collection_token} and its sub-boards</p>
       {remove.isError || renew.isError ? <Alert>{describeError(remove.error ?? renew.error)}</Alert> : null}

@@ -1,3 +1,4 @@
+import { headMedia } from "@/lib/client/format";
 import type { Asset, Thumbnail, Version } from "@/lib/client/types";
 
 /** A row of the timeline: the live head or a stored version, in one shape for display and compare. */
@@ -33,8 +34,9 @@ export function headEntry(asset: Asset): Entry {
     author: null,
     at: asset.updated_at,
     revertable: false,
-    thumbnails: asset.thumbnails,
-    image: asset.media_type.startsWith("image/") ? asset.display_url : largest(asset.thumbnails),
+    // Head links stay the same across versions: keyed by content so the browser does not show a cached picture.
+    thumbnails: asset.thumbnails.map((t) => ({ ...t, url: headMedia(t.url, asset.md5) })),
+    image: asset.media_type.startsWith("image/") ? headMedia(asset.display_url, asset.md5) : largest(asset.thumbnails.map((t) => ({ ...t, url: headMedia(t.url, asset.md5) }))),
   };
 }
 

@@ -43,7 +43,7 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
               <Badge tone="green">revertable</Badge>
             ) : (
               <Badge tone="amber" title="Older than the plan's revert window: only a preview is kept">
-                {versioning ? `past the ${revertWindowLabel(windowDays)} window` : "read-only plan"}
+                {versioning && windowDays !== null ? `past the ${windowDays}-day window` : "not revertable"}
               </Badge>
             )
           ) : null}

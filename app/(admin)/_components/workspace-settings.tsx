@@ -83,7 +83,7 @@ export function WorkspaceSettings({ slug }: { slug: string }) {
         <dt className="text-neutral-500">Video encodes</dt>
         <dd>{!ws.streaming_enabled ? "off" : ws.encodes_on_upload ? "on upload" : "when a video is first read"}</dd>
       </dl>
-      <Form key={ws.updated_at} ws={ws} />
+      <Form key={ws.slug} ws={ws} />
     </div>
   );
 }

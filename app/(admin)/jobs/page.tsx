@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/app/_components/ui/badge";
 import { EmptyState } from "@/app/_components/ui/empty-state";
-import { JOB_RUN_STATUSES, type JobRunStatus } from "@/lib/db/schema/jobs";
+import type { JobRunStatus } from "@/lib/db/schema/jobs";
 import { getDeps } from "@/lib/deps";
 import { formatDate } from "@/lib/client/format";
 import { listRuns } from "@/lib/jobs/runs";
@@ -10,7 +10,8 @@ import { requireSession } from "../_lib/session";
 export const metadata = { title: "Job runs" };
 export const dynamic = "force-dynamic";
 
-const TONE = { queued: "neutral", running: "blue", completed: "green", failed: "red" } as const;
+const TONE = { queued: "neutral", running: "blue", completed: "green", failed: "red" } as const satisfies Record<JobRunStatus, string>;
+const JOB_RUN_STATUSES = Object.keys(TONE) as JobRunStatus[];
 
 // Background work of the embedded executor (uploads' thumbnails, encodes, webhooks), newest first.
 export default async function JobsPage({ searchParams }: { searchParams: Promise<{ status?: string; cursor?: string }> }) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getAssetOrThrow, presentAsset } from "../../assets/get-asset";
+import { startEncodeOnRead } from "../../encode/request-encode";
 import { assetToken, defineTool, organization } from "./tool";
 
 export const getAssetTool = defineTool({
@@ -17,7 +18,8 @@ export const getAssetTool = defineTool({
   input: z.object({ organization, asset_token: assetToken }),
   async run(ctx, args) {
     const workspace = await ctx.workspace(args.organization);
-    const asset = await getAssetOrThrow(ctx.deps.db, workspace, args.asset_token);
+    // Reading a video starts its encode on plans that encode on first read, as GET /v1/…/assets/:token does.
+    const asset = await startEncodeOnRead(ctx.deps, workspace, await getAssetOrThrow(ctx.deps.db, workspace, args.asset_token));
     return { data: await presentAsset(ctx.deps.db, asset, await ctx.link()) };
   },
 });

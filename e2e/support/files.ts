@@ -1,0 +1,56 @@
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import sharp from "sharp";
+
+const MiB = 1024 * 1024;
+
+/** A PNG with a colour of its own, so versions differ visibly and in md5. */
+export async function writePng(file: string, rgb: [number, number, number], width = 960, height = 640) {
+  const noise = crypto.randomBytes(width * height * 3);
+  for (let i = 0; i < noise.length; i += 3) {
+    noise[i] = (rgb[0] + (noise[i] % 24)) & 255;
+    noise[i + 1] = (rgb[1] + (noise[i + 1] % 24)) & 255;
+    noise[i + 2] = (rgb[2] + (noise[i + 2] % 24)) & 255;
+  }
+  await sharp(noise, { raw: { width, height, channels: 3 } }).png().toFile(file);
+  return file;
+}
+
+/**
+ * A 12 s H.264/AAC clip of at least 6 MiB (so the Dashboard uploads it in multipart) that plays
+ * for longer than the 2 s the player test waits for.
+ */
+export function writeVideo(file: string) {
+  const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
+  execFileSync(ffmpeg, [
+    "-hide_banner", "-loglevel", "error", "-y",
+    "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25",
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+    "-t", "12", "-c:v", "libx264", "-preset", "veryfast", "-b:v", "4.4M", "-maxrate", "4.4M", "-bufsize", "8M",
+    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", file,
+  ]);
+  const size = fs.statSync(file).size;
+  if (size < 6 * MiB) throw new Error(`the generated video has ${size} bytes; the multipart test needs at least 6 MiB`);
+  return file;
+}
+
+/** Bytes that are no file format at all, with a name that says otherwise. */
+export function writeRandom(file: string, bytes: number) {
+  fs.writeFileSync(file, crypto.randomBytes(bytes));
+  return file;
+}
+
+export async function makeFixtures(dir: string) {
+  fs.mkdirSync(dir, { recursive: true });
+  return {
+    image: await writePng(path.join(dir, "sunrise.png"), [220, 120, 40]),
+    imageB: await writePng(path.join(dir, "sunrise-v2.png"), [40, 140, 220]),
+    imageC: await writePng(path.join(dir, "sunrise-v3.png"), [60, 200, 90]),
+    video: writeVideo(path.join(dir, "clip.mp4")),
+    // Over one 8 MiB chunk, so a resumable upload takes two PUTs.
+    big: writeRandom(path.join(dir, "archive.bin"), 9 * MiB + 12345),
+    notAVideo: writeRandom(path.join(dir, "broken.mp4"), 64 * 1024),
+  };
+}

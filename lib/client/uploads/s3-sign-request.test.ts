@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { PreparedUpload } from "../types";
+import { easelSignRequest } from "./s3-sign-request";
+import type { UploadTickets } from "./tickets";
+
+const MiB = 1024 * 1024;
+
+function ticketsFor(prepared: PreparedUpload) {
+  const prepares: string[] = [];
+  const tickets = {
+    prepare: async (file: { id: string }) => {
+      prepares.push(file.id);
+      return prepared;
+    },
+    get: async () => prepared,
+  } as unknown as UploadTickets;
+  return { tickets, prepares };
+}
+
+const file = (size: number) => () => ({ id: "uppy-f1", name: "clip.mp4", type: "video/mp4", size });
+const xmlOf = (url: string) => {
+  expect(url.startsWith("data:application/xml")).toBe(true);
+  return decodeURIComponent(url.slice(url.indexOf(",") + 1));
+};
+
+describe("easelSignRequest (@uppy/aws-s3 v6 → upload_prepare)", () => {
+  const single: PreparedUpload = { storage_provider: "s3", signed_storage_id: "sid", upload_url: "http://s/put?sig", multipart_upload_id: null, part_size: null, part_urls: null, expires_at: "" };
+  const multi: PreparedUpload = { ...single, upload_url: "http://s/p1", multipart_upload_id: "up-1", part_size: 8 * MiB, part_urls: ["http://s/p1", "http://s/p2"] };
+
+  it("a single PUT goes to the presigned upload_url, prepared once per file", async () => {
+    const { tickets, prepares } = ticketsFor(single);
+    const sign = easelSignRequest(tickets, file(MiB));
+    expect(await sign({ method: "PUT", key: "uppy-f1" })).toEqual({ url: "http://s/put?sig" });
+    expect(prepares).toEqual(["uppy-f1"]);
+  });
+
+  it("initiate answers with upload_prepare's multipart_upload_id; parts go to part_urls in order", async () => {
+    const { tickets } = ticketsFor(multi);
+    const sign = easelSignRequest(tickets, file(9 * MiB));
+    const initiate = await sign({ method: "POST", key: "uppy-f1" });
+    expect(xmlOf(initiate.url)).toContain("<UploadId>up-1</UploadId>");
+    expect((await sign({ method: "PUT", key: "uppy-f1", uploadId: "up-1", partNumber: 2 })).url).toBe("http://s/p2");
+    await expect(sign({ method: "PUT", key: "uppy-f1", uploadId: "up-1", partNumber: 3 })).rejects.toThrow(/part 3/);
+  });
+
+  it("complete, list and abort are answered without a storage call", async () => {
+    const { tickets } = ticketsFor(multi);
+    const sign = easelSignRequest(tickets, file(9 * MiB));
+    const complete = xmlOf((await sign({ method: "POST", key: "uppy-f1", uploadId: "up-1" })).url);
+    expect(complete).toMatch(/<CompleteMultipartUploadResult><Location>.+<\/Location><Key>uppy-f1<\/Key>/);
+    expect(xmlOf((await sign({ method: "GET", key: "uppy-f1", uploadId: "up-1" })).url)).toBe("<ListPartsResult></ListPartsResult>");
+    expect(xmlOf((await sign({ method: "DELETE", key: "uppy-f1", uploadId: "up-1" })).url)).toContain("AbortMultipartUploadResult");
+  });
+
+  it("refuses a plan that does not match what the server prepared", async () => {
+    await expect(easelSignRequest(ticketsFor(multi).tickets, file(9 * MiB))({ method: "PUT", key: "uppy-f1" })).rejects.toThrow(/multipart/);
+    await expect(easelSignRequest(ticketsFor(single).tickets, file(MiB))({ method: "POST", key: "uppy-f1" })).rejects.toThrow(/single-part/);
+    const odd = ticketsFor({ ...multi, part_size: 16 * MiB }).tickets;
+    await expect(easelSignRequest(odd, file(9 * MiB))({ method: "POST", key: "uppy-f1" })).rejects.toThrow(/part size/);
+  });
+
+  it("escapes ids in the XML it answers with", async () => {
+    const { tickets } = ticketsFor({ ...multi, multipart_upload_id: "a<b&c" });
+    expect(xmlOf((await easelSignRequest(tickets, file(9 * MiB))({ method: "POST", key: "uppy-f1" })).url)).toContain("<UploadId>a&#60;b&#38;c</UploadId>");
+  });
+});

@@ -1,0 +1,71 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+/**
+ * End-to-end tests against `next build && next start` on a port and a data dir of their own
+ * (an embedded database and object store in a temp dir, seeded through `npm run easel`). The
+ * browser is the system's chromium: `npx playwright install` cannot download one here.
+ */
+const port = Number(process.env.EASEL_E2E_PORT ?? 3217);
+// Set once in the runner process; its workers inherit the variable, so every process agrees.
+const dataDir = (process.env.EASEL_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "easel-e2e-")));
+const baseURL = `http://127.0.0.1:${port}`;
+process.env.EASEL_E2E_BASE_URL = baseURL;
+
+/** Written by e2e/global.setup.ts after signing in through the login page. */
+export const adminStatePath = path.join(dataDir, "admin-state.json");
+
+const chromiumFlags = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+  "--autoplay-policy=no-user-gesture-required",
+];
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results",
+  // One server, one embedded database, a movable clock: tests run one after another.
+  workers: 1,
+  fullyParallel: false,
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL,
+    screenshot: "on",
+    trace: "retain-on-failure",
+    viewport: { width: 1360, height: 900 },
+    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: chromiumFlags },
+  },
+  projects: [
+    { name: "setup", testMatch: /global\.setup\.ts/ },
+    { name: "api", testMatch: /api\/.*\.spec\.ts/, dependencies: ["setup"], use: { storageState: adminStatePath } },
+    { name: "ui", testMatch: /ui\/.*\.spec\.ts/, dependencies: ["setup"], use: { storageState: adminStatePath } },
+  ],
+  webServer: {
+    // The build opens the embedded database too (instrumentation runs while pages are collected):
+    // it gets a throwaway data dir, so its exiting workers never hold the lock `npm start` needs.
+    command: `EASEL_DATA_DIR='${path.join(dataDir, "build")}' npm run build && npm start`,
+    url: `${baseURL}/login`,
+    timeout: 900_000,
+    // For iterating on tests: a server you started on this port, with EASEL_E2E_DATA_DIR set to its fresh data dir.
+    reuseExistingServer: process.env.EASEL_E2E_REUSE === "1",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: String(port),
+      EASEL_DATA_DIR: dataDir,
+      EASEL_TEST_CLOCK: "1",
+      EASEL_WEBHOOK_ALLOW_PRIVATE: "1",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
