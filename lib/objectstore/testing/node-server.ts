@@ -44,7 +44,9 @@ async function answer(handler: WebHandler, req: http.IncomingMessage, res: http.
     const request = new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
       method: req.method,
       headers,
-      body: hasBody ? (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>) : undefined,
+      // The request itself, as an async iterable (as Next.js passes it): undici pulls chunks as
+      // the handler reads. (Readable.toWeb would queue one chunk at a time and cost throughput.)
+      body: hasBody ? (req as unknown as BodyInit) : undefined,
       duplex: "half",
     } as RequestInit);
     const response = await handler(request);
