@@ -23,9 +23,42 @@ export function validationError(error: z.ZodError, fieldCodes: FieldCodes = {}):
   return new DomainError(code, issueMessage(issue, field), { field });
 }
 
-/** Parses a JSON object body: not JSON (or not an object) → 400 invalid_json; schema failure → 422 naming the field. */
+/** The largest JSON request body any /v1 route reads (contract §1: above it, 413 payload_too_large). */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+function bodyTooLarge(max: number) {
+  return new DomainError("payload_too_large", `The request body is above the limit of ${max} bytes`, { field: "body", max_size: max });
+}
+
+/**
+ * A request body as text, at most `max` bytes: a larger Content-Length is refused before reading,
+ * and a body without one (chunked) is refused as soon as it passes the limit, so no route buffers
+ * more than `max` bytes of a client's body.
+ */
+export async function readBodyText(req: Request, max = MAX_JSON_BODY_BYTES): Promise<string> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > max) throw bodyTooLarge(max);
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      // Not awaited: cancelling one branch of a tee()d body (Request.clone) settles only once both are cancelled.
+      void reader.cancel().catch(() => undefined);
+      throw bodyTooLarge(max);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON (or not an object) → 400 invalid_json; schema failure → 422 naming the field. */
 export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
-  const text = await req.text();
+  const text = await readBodyText(req);
   let value: unknown;
   try {
     value = text.trim() === "" ? {} : JSON.parse(text);

@@ -7,6 +7,7 @@ import { DomainError } from "../errors";
 import { withCors } from "./cors";
 import { toErrorResponse } from "./envelope";
 import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
+import { readBodyText } from "./parse";
 import { clientAddress, consume, rateHeaders, type RateState } from "./rate-limit";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
@@ -97,7 +98,7 @@ function flattenParams(raw: Record<string, string | string[]>): Record<string, s
 async function idempotent(req: Request, deps: Deps, principal: Principal, run: () => Promise<Response>): Promise<Response> {
   const key = req.headers.get("idempotency-key");
   if (req.method !== "POST" || !key || principal.kind === "board") return run();
-  const body = await req.clone().text();
+  const body = await readBodyText(req.clone()); // capped like parseJson: the key's hash must not buffer an unbounded body
   const who = principalKey(principal);
   const replay = await claimKey(deps.db, who, key, requestHash(req.method, new URL(req.url).pathname, body), deps.clock());
   if (replay) {

@@ -392,6 +392,8 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   }
   if (op.query || op.body || op.ifMatch) codes.add("validation_failed");
   if (op.body) codes.add("invalid_json");
+  // A JSON body (or any POST body hashed for an Idempotency-Key) above 1 MiB (lib/http/parse.ts).
+  if (op.body || (op.auth.kind === "token" && op.method === "post")) codes.add("payload_too_large");
   for (const code of op.errors) codes.add(code);
   codes.add("internal");
   return [...codes];
