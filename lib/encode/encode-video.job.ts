@@ -27,9 +27,9 @@ const once =
 
 /**
  * Encodes a video to an adaptive HLS ladder. Durable steps: claim, probe, one per rendition,
- * publish; a run cut short resumes at the rendition it was encoding. One encode at a time on the
- * node's executor (ffmpeg already uses every core), and the steps of one asset never overlap;
- * two runs of one asset (a retry while encoding) are kept apart by the lease (see lease.ts).
+ * publish; a run cut short resumes at the rendition it was encoding. One encode step at a time
+ * for the function (ffmpeg already uses every core of a small machine), and the steps of one asset
+ * never overlap; two runs of one asset (a retry while encoding) are kept apart by the lease.
  */
 export const encodeVideoJob = inngest.createFunction(
   {

@@ -46,13 +46,11 @@ export async function publishEncode(deps: Deps, owner: EncodeOwner, runId: strin
     .returning();
   const asset = updated ?? (await loadAssetAndWorkspace(deps.db, owner.assetId))?.asset;
   const ours = asset?.streamKey === streamKey;
+  if (asset && ours) {
+    const link = mediaLinker(jobBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock());
+    await emitAssetChanged(deps, { asset, kind: "asset_updated", changes: { stream_url: { old: null, new: link(asset.token, "stream") } } });
+  } else await deleteEncodeOutputs(storage, dir, rungs.map((r) => r.name)).catch(() => undefined);
   await releaseLease(storage, owner.storageKey, runId);
   await removeWorkDir(runId);
-  if (!asset || !ours) {
-    await deleteEncodeOutputs(storage, dir, rungs.map((r) => r.name)).catch(() => undefined);
-    return { status: "superseded", streamKey };
-  }
-  const link = mediaLinker(jobBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock());
-  await emitAssetChanged(deps, { asset, kind: "asset_updated", changes: { stream_url: { old: null, new: link(asset.token, "stream") } } });
-  return { status: "published", streamKey };
+  return { status: asset && ours ? "published" : "superseded", streamKey };
 }

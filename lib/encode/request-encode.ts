@@ -9,13 +9,19 @@ import { isVideoAsset, markQueued, sendEncode } from "./status";
  * reading a video whose stream is missing starts its encode, unless one is queued or running.
  * Only `none` starts one: a failed encode waits for retry_video_processing, because clients are
  * told to poll this read while they wait, and restarting failures on reads would turn that
- * polling into an endless encode loop on a file that cannot be encoded. Returns the asset as it
- * should be presented (`encode_status: queued` once started). The read never fails because the
- * job could not be queued: the status is restored and the next read tries again.
+ * polling into an endless encode loop on a file that cannot be encoded.
+ *
+ * On plans that encode on upload, processing queues the encode; a read starts one only for a
+ * video that processing has already probed and nobody queued (a revert to other bytes, which
+ * restores the old version's probe instead of processing again, or a plan upgraded from Free).
+ *
+ * Returns the asset as it should be presented (`encode_status: queued` once started). The read
+ * never fails because the job could not be queued: the status is restored and the next read
+ * tries again.
  */
 export async function startEncodeOnRead(deps: Deps, workspace: Workspace, asset: Asset): Promise<Asset> {
-  if (encodesOnUpload(workspace) || !workspace.streamingEnabled) return asset;
-  if (!isVideoAsset(asset) || asset.streamKey !== null || asset.encodeStatus !== "none") return asset;
+  if (!workspace.streamingEnabled || !isVideoAsset(asset) || asset.streamKey !== null || asset.encodeStatus !== "none") return asset;
+  if (encodesOnUpload(workspace) && asset.media.width === undefined) return asset; // not processed yet: processing will queue it
   const queued = await markQueued(deps.db, asset, ["none"]);
   if (!queued) return asset; // another reader (or a version write) got there first
   try {

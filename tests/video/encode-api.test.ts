@@ -4,8 +4,8 @@ import { assetChanged, encodeVideoRequested } from "../../lib/jobs/events";
 import { parseMediaPlaylist } from "../../lib/encode/playlists";
 import { newApiToken, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
 import { uploadAsset } from "../helpers/uploads";
-import { writeBytes } from "../helpers/versions";
-import { assetRow, fetchMedia, getAsset, makeClip, useVideoJobs, waitForAsset, type VideoDeps } from "./helpers";
+import { revert, writeBytes } from "../helpers/versions";
+import { assetRow, fetchMedia, getAsset, makeClip, useVideoJobs, waitFor, waitForAsset, type VideoDeps } from "./helpers";
 
 let deps: VideoDeps;
 beforeAll(async () => {
@@ -82,7 +82,8 @@ describe("encode on upload (team plan)", () => {
     expect(read.body.data.display_url).toContain("/display?");
     expect(read.body.data.thumbnails.map((t: { size: string }) => t.size)).toEqual(["small", "medium", "large"]);
 
-    const changed = deps.jobs.dataOf(assetChanged).filter((e) => e.assetId === asset.id && e.changes?.stream_url);
+    // The publish step sends asset_updated right after it sets the stream.
+    const changed = await waitFor(() => deps.jobs.dataOf(assetChanged).filter((e) => e.assetId === asset.id && e.changes?.stream_url), (c) => c.length > 0);
     expect(changed).toHaveLength(1);
     expect(changed[0]).toMatchObject({ kind: "asset_updated", changes: { stream_url: { old: null } } });
     expect(deps.jobs.dataOf(encodeVideoRequested).filter((e) => e.assetId === asset.id)).toHaveLength(1);
@@ -155,6 +156,20 @@ describe("encode on upload (team plan)", () => {
     // The link handed out before names the asset: it now serves the new stream (no audio, 240p).
     const { variants } = await walkStream(oldUrl);
     expect(variants.map((v) => [v.attrs.RESOLUTION, v.attrs.CODECS.includes("mp4a")])).toEqual([["426x240", false]]);
+  });
+
+  it("after a revert to other bytes (no processing runs), a read starts the encode of the restored video", { timeout: 120_000 }, async () => {
+    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ size: "426x240", seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
+    await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the first encode");
+    expect((await writeBytes(ws, token, deps.memory.s3, asset.token, makeClip({ seconds: 2 }), { media_type: "video/mp4" })).status).toBe(200);
+    await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" && a.media.width === 320, "the second encode");
+    const reverted = await revert(ws, token, asset.token, { version_number: 1 });
+    expect(reverted.status, reverted.text).toBe(200);
+    expect(reverted.body.data).toMatchObject({ stream_url: null, encode_status: "none", width: 426 });
+    expect((await getAsset(ws, token, asset.token)).body.data.encode_status).toBe("queued");
+    await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the encode of the restored bytes");
+    const { variants } = await walkStream((await getAsset(ws, token, asset.token)).body.data.stream_url);
+    expect(variants.map((v) => v.attrs.RESOLUTION)).toEqual(["426x240"]);
   });
 });
 

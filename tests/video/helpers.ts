@@ -24,7 +24,14 @@ import { useTestDeps } from "../helpers/deps";
 export type VideoDeps = Awaited<ReturnType<typeof useTestDeps>>;
 
 const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-video-clips-"));
-afterAll(() => fs.rmSync(clipDir, { recursive: true, force: true }));
+let executor: Executor | null = null;
+// Registered at import (vitest ignores hooks registered from inside a running hook), after the
+// test database's: after-hooks run last-registered first, so the executor stops (letting calls
+// in flight end) before the database closes.
+afterAll(async () => {
+  await executor?.stop();
+  fs.rmSync(clipDir, { recursive: true, force: true });
+});
 
 export type ClipOptions = {
   /** WxH of the picture as stored (default 320x180). */
@@ -78,7 +85,7 @@ export async function useVideoJobs(): Promise<VideoDeps & { executor: Executor }
   const signingKey = signingKeyFromSecret(await getSecret(deps.db, "jobs_signing_key"));
   const handlers = serve({ client: inngest, functions: [processAssetJob, encodeVideoJob], enableUnauthedSync: false });
   const quiet = { info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
-  const executor = new Executor({
+  executor = new Executor({
     db: deps.db,
     clock: deps.clock,
     signingKey,
@@ -91,7 +98,6 @@ export async function useVideoJobs(): Promise<VideoDeps & { executor: Executor }
   });
   await executor.sync();
   executor.start();
-  afterAll(() => executor.stop());
   return { ...deps, executor };
 }
 
@@ -113,6 +119,16 @@ export const getAsset = (ws: Workspace, token: string | null, assetToken: string
 
 export const retryEncode = (ws: Workspace, token: string | null, assetToken: string) =>
   call(retryRoute.POST, { method: "POST", path: `/v1/${ws.slug}/assets/${assetToken}/retry_video_processing`, token, params: { slug: ws.slug, token: assetToken } });
+
+/** Polls `read` until `done` holds for its value. */
+export async function waitFor<T>(read: () => T | Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** GET of a media URL through the media route, in-process. */
 export async function fetchMedia(deps: VideoDeps, url: string, headers: Record<string, string> = {}): Promise<Response> {

@@ -43,14 +43,13 @@ describe("retry_video_processing against running and dead encodes", () => {
     const res = await retryEncode(ws, token, asset.token);
     expect([res.status, res.body.data.encode_status]).toEqual([200, "processing"]);
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the encode", 90_000);
-    const [first, second] = await endedEncodeRuns(asset.id, 2);
+    const [first, second] = await endedEncodeRuns(asset.id, 2).finally(() => deps.time.reset());
     expect(first.status).toBe("completed");
     expect(first.output).toMatchObject({ status: "published" });
     expect(first.steps.map((s) => s.name)).toEqual(["claim", "probe", "rendition-240p", "rendition-360p", "publish"]);
     expect(second.status).toBe("completed");
     expect(second.output).toEqual({ kind: "done", reason: "already_encoded" });
     expect(second.steps.map((s) => s.name ?? "").filter((n) => /^(probe|rendition|publish)/.test(n))).toEqual([]);
-    deps.time.reset();
   });
 
   it("takes over an encode that died: status left at processing, its lease run out", { timeout: 120_000 }, async () => {

@@ -1,0 +1,181 @@
+/**
+ * bench/encode — the whole video pipeline against the bare encoder. A 60 s 1080p30 clip with real
+ * motion (testsrc2 + temporal noise, AAC tone) is encoded twice:
+ *   bare  the rendition commands of the job (lib/encode/ffmpeg-args.ts: same ladder, same flags),
+ *         run one after another on a local file, nothing else;
+ *   job   upload_complete → processing job (sniff, probe, poster, thumbnails) → encode job (claim,
+ *         probe, one step per rendition with its uploads, publish) → stream_url set, on the
+ *         embedded executor (calls over loopback HTTP), PGlite in memory and the embedded object
+ *         store (S3 protocol over loopback, files on disk).
+ * Prints both times, their ratio and encode speed as a multiple of real time, and the CPU time each
+ * side used (this process and its children, from /proc: robust when other work shares the cores).
+ * Rounds alternate bare and job so that drifting load affects both; the best wall time of each
+ * side counts.
+ *   npx tsx bench/encode/run.ts
+ *   BENCH_SECONDS=60 BENCH_SIZE=1920x1080 BENCH_SOURCE_RATE=20M (source bit rate, like a phone's; 0 = uncapped)
+ *   BENCH_ROUNDS=1 BENCH_KEEP=1 (keep the data dir)
+ */
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/pglite";
+import { serve } from "inngest/next";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const SIZE = process.env.BENCH_SIZE ?? "1920x1080";
+const RATE = process.env.BENCH_SOURCE_RATE ?? "20M";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-encode-"));
+// Set before any Easel module reads its environment.
+process.env.EASEL_DATA_DIR = path.join(work, "data");
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+
+const { systemClock } = await import("../../lib/clock");
+const { migratePgliteDb } = await import("../../lib/db/migrate");
+const schema = await import("../../lib/db/schema");
+const { setDeps } = await import("../../lib/deps");
+const { resetEnvCache } = await import("../../lib/env");
+const { createApiToken } = await import("../../lib/auth/api-tokens");
+const { createWorkspace } = await import("../../lib/workspaces/manage-workspaces");
+const { encodeVideoJob } = await import("../../lib/encode/encode-video.job");
+const { processAssetJob } = await import("../../lib/media/process-asset.job");
+const { renditionArgs } = await import("../../lib/encode/ffmpeg-args");
+const { planLadder } = await import("../../lib/encode/ladder");
+const { probeSource } = await import("../../lib/encode/probe-source");
+const { binaries } = await import("../../lib/media/ffmpeg");
+const { inngest, useSigningKey } = await import("../../lib/jobs/client");
+const { Executor, httpTransport, signingKeyFromSecret } = await import("../../lib/jobs/executor");
+const { inngestJobSender } = await import("../../lib/jobs/send");
+const { serveS3 } = await import("../../lib/objectstore");
+const { listen } = await import("../../lib/objectstore/testing/node-server");
+const { getSecret } = await import("../../lib/secrets");
+const { storageFor } = await import("../../lib/storage");
+const prepareRoute = await import("../../app/v1/[slug]/assets/upload_prepare/route");
+const completeRoute = await import("../../app/v1/[slug]/assets/upload_complete/route");
+
+const secs = (ms: number) => (ms / 1000).toFixed(1);
+
+/** CPU seconds used so far by this process and by the children it has waited for (ffmpeg). */
+function cpuSeconds(): number {
+  const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+  // utime, stime, cutime, cstime: fields 14-17 of stat(5), here offset by the two consumed.
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return ticks / 100;
+}
+
+/** The source clip, cached across runs (making it costs about as much as encoding it). */
+function sourceClip(): string {
+  const file = path.join(os.tmpdir(), `easel-bench-source-${SIZE}-${SECONDS}s-${RATE}.mp4`);
+  if (fs.existsSync(file)) return file;
+  console.log(`making the ${SECONDS} s ${SIZE} source (cached in ${file})…`);
+  execFileSync(binaries().ffmpeg, [
+    "-nostdin", "-v", "error", "-y",
+    "-f", "lavfi", "-i", `testsrc2=size=${SIZE}:rate=30:duration=${SECONDS},noise=alls=8:allf=t`,
+    "-f", "lavfi", "-i", `sine=frequency=440:duration=${SECONDS}`,
+    "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", ...(RATE === "0" ? [] : ["-maxrate", RATE, "-bufsize", RATE]),
+    "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", `${file}.part.mp4`,
+  ]);
+  fs.renameSync(`${file}.part.mp4`, file);
+  return file;
+}
+
+async function bare(file: string) {
+  const source = await probeSource(file);
+  const rungs = planLadder(source);
+  const t0 = performance.now();
+  const c0 = cpuSeconds();
+  for (const rung of rungs) {
+    const out = path.join(work, "bare", rung.name);
+    fs.mkdirSync(out, { recursive: true });
+    execFileSync(binaries().ffmpeg, renditionArgs(file, source, rung, out));
+  }
+  return { ms: performance.now() - t0, cpu: cpuSeconds() - c0, rungs: rungs.map((r) => r.name) };
+}
+
+async function job(file: string) {
+  const pg = await PGlite.create();
+  const db = drizzle(pg, { schema }) as never as import("../../lib/db").Db;
+  await migratePgliteDb(db as never);
+  const deps = { db, clock: systemClock, jobs: inngestJobSender(inngest), storage: (kind: "s3" | "gcs", baseUrl: string) => storageFor(kind, { baseUrl, db, clock: systemClock }) };
+  setDeps(deps);
+  await useSigningKey(inngest, db);
+  const handlers = serve({ client: inngest, functions: [processAssetJob, encodeVideoJob], enableUnauthedSync: false });
+  const server = await listen(async (req) => {
+    const url = new URL(req.url);
+    if (url.pathname.startsWith("/storage/s3")) return serveS3(req);
+    if (url.pathname === "/api/inngest") return handlers[req.method as "POST" | "PUT"](req as never, undefined as never);
+    return new Response("not found", { status: 404 });
+  });
+  // Jobs reach the embedded store the way a server does: on its public origin.
+  process.env.EASEL_PUBLIC_URL = server.origin;
+  resetEnvCache();
+  const executor = new Executor({
+    db,
+    clock: systemClock,
+    signingKey: signingKeyFromSecret(await getSecret(db, "jobs_signing_key")),
+    serveUrl: `${server.origin}/api/inngest`,
+    transport: httpTransport(),
+    log: { info: () => undefined, warn: console.warn, error: console.error },
+  });
+  await executor.sync();
+  executor.start();
+
+  const ws = await createWorkspace(db, { slug: "bench-video", plan: "team", storage: "s3", now: new Date() });
+  const { token } = await createApiToken(db, { workspaceId: ws.id, name: "bench", scopes: ["read", "write"], webhooks: false, now: new Date() });
+  const bytes = fs.readFileSync(file);
+  const routeCall = async (route: { POST: (r: Request, c: never) => Promise<Response> }, p: string, body: unknown) => {
+    const req = new Request(`${server.origin}/v1/${ws.slug}/assets/${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await route.POST(req, { params: Promise.resolve({ slug: ws.slug }) } as never);
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: Record<string, never> }).data;
+  };
+  const md5 = crypto.createHash("md5").update(bytes).digest("hex");
+  const prep = await routeCall(prepareRoute, "upload_prepare", { asset: { title: "bench", media_type: "video/mp4", size: bytes.length, md5 } });
+  const uploadStart = performance.now();
+  const urls: string[] = prep.part_urls ?? [prep.upload_url];
+  const partSize: number = prep.part_size ?? bytes.length;
+  await Promise.all(urls.map((u, i) => fetch(u, { method: "PUT", body: bytes.subarray(i * partSize, (i + 1) * partSize) }).then((r) => { if (!r.ok) throw new Error(`part ${i + 1}: ${r.status}`); })));
+  const uploadMs = performance.now() - uploadStart;
+
+  const t0 = performance.now();
+  const c0 = cpuSeconds();
+  const asset = await routeCall(completeRoute, "upload_complete", { asset: { signed_storage_id: prep.signed_storage_id, multipart_upload_id: prep.multipart_upload_id ?? undefined } });
+  let row;
+  for (;;) {
+    [row] = await db.select().from(schema.assets).where(eq(schema.assets.id, asset.id as number));
+    if (row.encodeStatus === "ready" || row.encodeStatus === "failed") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const ms = performance.now() - t0;
+  const cpu = cpuSeconds() - c0;
+  if (row.encodeStatus !== "ready") throw new Error(`encode failed: ${row.encodeError}`);
+  await executor.stop();
+  await server.close();
+  await pg.close();
+  return { ms, cpu, uploadMs };
+}
+
+const file = sourceClip();
+console.log(`bench/encode: ${SECONDS} s ${SIZE} source at ${RATE === "0" ? "uncapped rate" : `≤ ${RATE}b/s`}, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, ffmpeg ${binaries().ffmpeg}`);
+const bares: Awaited<ReturnType<typeof bare>>[] = [];
+const jobs: Awaited<ReturnType<typeof job>>[] = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  const b = await bare(file);
+  bares.push(b);
+  console.log(`round ${round} bare ffmpeg (${b.rungs.join(", ")}): ${secs(b.ms)} s wall, ${b.cpu.toFixed(1)} s CPU  (load ${os.loadavg()[0].toFixed(1)})`);
+  const j = await job(file);
+  jobs.push(j);
+  console.log(`round ${round} full job, upload_complete → stream_url: ${secs(j.ms)} s wall, ${j.cpu.toFixed(1)} s CPU  (upload before it: ${secs(j.uploadMs)} s; load ${os.loadavg()[0].toFixed(1)})`);
+}
+const best = <T extends { ms: number }>(xs: T[]) => xs.reduce((a, b) => (b.ms < a.ms ? b : a));
+const b = best(bares);
+const j = best(jobs);
+console.log(`bare: ${secs(b.ms)} s = ${(SECONDS / (b.ms / 1000)).toFixed(2)}× real time`);
+console.log(`job:  ${secs(j.ms)} s = ${(SECONDS / (j.ms / 1000)).toFixed(2)}× real time`);
+console.log(`ratio job / bare: wall ${(j.ms / b.ms).toFixed(3)}×, CPU ${(j.cpu / b.cpu).toFixed(3)}×  (target ≤ 1.1×)`);
+if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });
+process.exit(0);
