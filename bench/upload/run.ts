@@ -138,10 +138,14 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   const client = makeS3Client({ endpoint: server.endpoint, region: "us-east-1", bucket: "easel", forcePathStyle: true, credentials: keys, embedded: kind === "embedded" });
   if (kind === "embedded") await ensureBucket(client, "easel");
   const driver: StorageDriver = createS3Driver(async () => ({ client, bucket: "easel" }), systemClock);
-  // Warm the server (JIT, first file system calls) with a small upload before measuring.
-  await driver.write(`warmup-${run}`, Buffer.alloc(64 * 1024, 1), "application/octet-stream");
+  // Warm the server (JIT, first file system calls, the embedded store's digest worker) with a
+  // small multipart upload (a stream longer than one part) before measuring.
   const pid = server.child.pid as number;
+  const coldRss = rssKb(pid, "VmRSS");
+  const warmup = Buffer.alloc(9 * MiB, 1);
+  await driver.write(`warmup-${run}`, new ReadableStream({ start: (c) => (c.enqueue(warmup), c.close()) }), "application/octet-stream");
   const rssBefore = rssKb(pid, "VmRSS");
+  if (run === 1) console.log(`${kind}: server RSS ${(coldRss / 1024).toFixed(0)} MB at start, ${(rssBefore / 1024).toFixed(0)} MB after a 9 MiB multipart warm-up`);
   resetPeak(pid);
 
   const key = `bench/run-${run}.bin`;
