@@ -53,6 +53,7 @@ test("create, rename and archive a board", async ({ page }, testInfo) => {
   await page.getByRole("button", { name: "Create", exact: true }).last().click();
   await expect(page.getByRole("heading", { level: 1, name: "Social posts" })).toBeVisible();
   await page.getByRole("link", { name: "↑ Parent board" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Spring launch" })).toBeVisible();
 
   await page.getByRole("button", { name: "Rename or change state" }).click();
   const dialog = page.getByRole("dialog", { name: "Edit board" });
