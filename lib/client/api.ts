@@ -1,5 +1,5 @@
 import type {
-  AiSearchPage, ApiToken, Asset, AssetWrite, Board, BoardState, Delivery, IssuedApiToken, One, Page, Plan, PreparedUpload,
+  AiSearchPage, ApiToken, Asset, AssetWrite, Board, BoardState, CreatedTrigger, Delivery, IssuedApiToken, One, Page, Plan, PreparedUpload, Resend,
   Scope, StorageKind, Trigger, VersionList, Workspace, HookKind,
 } from "./types";
 
@@ -87,7 +87,7 @@ export const api = {
     versions: (slug: string, token: string, q: PageQuery = {}) => request<VersionList>(`${v1(slug)}/assets/${enc(token)}/versions`, { query: q }),
     revert: (slug: string, token: string, body: { version_number: number; comment?: string }) =>
       request<AssetWrite>(`${v1(slug)}/assets/${enc(token)}/revert`, { method: "POST", body }),
-    retryVideo: (slug: string, token: string) => request<unknown>(`${v1(slug)}/assets/${enc(token)}/retry_video_processing`, { method: "POST" }),
+    retryVideo: (slug: string, token: string) => request<One<Asset>>(`${v1(slug)}/assets/${enc(token)}/retry_video_processing`, { method: "POST" }),
     prepareUpload: (slug: string, asset: { title?: string; media_type: string; size: number; collection_token?: string }) =>
       request<One<PreparedUpload>>(`${v1(slug)}/assets/upload_prepare`, { method: "POST", body: { asset } }),
     completeUpload: (slug: string, asset: { signed_storage_id: string; multipart_upload_id?: string; title?: string; collection_token?: string }) =>
@@ -95,11 +95,11 @@ export const api = {
   },
   triggers: {
     list: (slug: string) => request<{ data: Trigger[] }>(`/v1/trigger`, { query: { organization_slug: slug } }),
-    create: (body: { hook: HookKind; hook_url: string; organization_slug: string; collection_token: string }) => request<Trigger>(`/v1/trigger`, { method: "POST", body }),
+    create: (body: { hook: HookKind; hook_url: string; organization_slug: string; collection_token: string }) => request<CreatedTrigger>(`/v1/trigger`, { method: "POST", body }),
     remove: (id: string) => request<void>(`/v1/trigger/${enc(id)}`, { method: "DELETE" }),
     renew: (id: string) => request<Trigger>(`/v1/trigger/${enc(id)}/renew`, { method: "POST" }),
-    deliveries: (id: string) => request<{ data: Delivery[] }>(`/v1/trigger/${enc(id)}/deliveries`),
-    resend: (id: string, deliveryId: string) => request<unknown>(`/v1/trigger/${enc(id)}/deliveries/${enc(deliveryId)}/resend`, { method: "POST" }),
+    deliveries: (id: string) => request<Page<Delivery>>(`/v1/trigger/${enc(id)}/deliveries`),
+    resend: (id: string, deliveryId: string) => request<Resend>(`/v1/trigger/${enc(id)}/deliveries/${enc(deliveryId)}/resend`, { method: "POST" }),
   },
   /** The web UI's own admin routes (/api/admin): what /v1 has no route for. */
   admin: {

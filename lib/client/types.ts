@@ -1,74 +1,38 @@
 /**
- * Wire types of the API as the browser sees it (spec/contract.md, docs/api.md). Written from the
- * contract, not imported from server modules, so client bundles never pull server code.
+ * Wire types of the API as the browser sees it. The /v1 response types are inferred from the
+ * response schemas the OpenAPI document is built from (lib/openapi/schemas), which the server's
+ * presenters are typed by too, so the UI, the server and the reference cannot disagree. The
+ * imports are type-only: client bundles never pull server code.
  */
-export type Pagy = { current_page: number; page_items: number; total_pages: number; total_count: number };
+import type { AiSearchPage as AiSearchPageJson, AssetJson, AssetWriteJson, ThumbnailJson } from "../openapi/schemas/assets";
+import type { BoardJson } from "../openapi/schemas/boards";
+import type { PagyJson } from "../openapi/schemas/common";
+import type { PreparedUploadJson } from "../openapi/schemas/uploads";
+import type { VersionJson, VersionListJson } from "../openapi/schemas/versions";
+import type { CreatedTriggerJson, ResendJson, TriggerJson } from "../openapi/schemas/webhooks";
+
+export type Pagy = PagyJson;
 export type Page<T> = { data: T[]; pagy: Pagy };
 export type One<T> = { data: T };
 
-export type BoardState = "active" | "archived" | "read_only" | "trashed";
-export type Board = { token: string; title: string; parent_token: string | null; state: BoardState; created_at: string; updated_at: string };
+export type Board = BoardJson;
+export type BoardState = Board["state"];
 
-export type ThumbnailSize = "small" | "medium" | "large";
-export type Thumbnail = { size: ThumbnailSize; url: string; width: number; height: number };
-export type EncodeStatus = "none" | "queued" | "processing" | "ready" | "failed";
+export type Thumbnail = ThumbnailJson;
+export type ThumbnailSize = Thumbnail["size"];
+export type EncodeStatus = AssetJson["encode_status"];
 
-export type Asset = {
-  id: number;
-  token: string;
-  title: string;
-  description: string | null;
-  text: string | null;
-  media_type: string;
-  display_url: string;
-  stream_url: string | null;
-  created_at: string;
-  updated_at: string;
-  tags: string[];
-  fields: Record<string, string>;
-  primary_storage_id: string | null;
-  boards: string[];
-  encode_status: EncodeStatus;
-  size: number;
-  md5: string;
-  head_version_number: number;
-  thumbnails: Thumbnail[];
-  width?: number | null;
-  height?: number | null;
-  duration?: number | null;
-  /** Search results only. */
-  score?: number;
-};
+/** An asset; lists of search results carry `score` as well. */
+export type Asset = AssetJson & { score?: number };
 
-export type AiSearchPage = Page<Asset> & { explanation?: string };
+export type AiSearchPage = AiSearchPageJson;
 
-export type VersionSource = "UPLOAD" | "REVERT" | "EDIT";
-export type Version = {
-  version_number: number;
-  source: VersionSource;
-  comment: string | null;
-  title?: string;
-  md5?: string;
-  size?: number;
-  media_type?: string;
-  revertable: boolean;
-  created_at: string;
-  created_by_token?: string | null;
-  thumbnails?: Thumbnail[];
-  primary_storage_id?: string | null;
-};
-export type VersionList = Page<Version> & { head_version_number: number };
-export type AssetWrite = { data: Asset; head_version_number: number };
+export type Version = VersionJson;
+export type VersionSource = Version["source"];
+export type VersionList = VersionListJson;
+export type AssetWrite = AssetWriteJson;
 
-export type PreparedUpload = {
-  storage_provider: "gcs" | "s3";
-  signed_storage_id: string;
-  upload_url: string;
-  multipart_upload_id: string | null;
-  part_size: number | null;
-  part_urls: string[] | null;
-  expires_at: string;
-};
+export type PreparedUpload = PreparedUploadJson;
 
 export type Plan = "free" | "pro" | "creative" | "team" | "business" | "enterprise";
 export type StorageKind = "s3" | "gcs";
@@ -90,20 +54,11 @@ export type Scope = "read" | "write";
 export type ApiToken = { id: number; name: string; prefix: string; scopes: Scope[]; webhooks: boolean; created_at: string; revoked_at: string | null };
 export type IssuedApiToken = ApiToken & { token: string };
 
-export type HookKind = "asset_added" | "asset_updated" | "asset_deleted";
-export type Trigger = {
-  id: string;
-  hook: HookKind;
-  hook_url: string;
-  organization_slug: string;
-  collection_token: string;
-  expiration_date: string;
-  /** active | expired | disabled (a receiver answered 410). */
-  status?: "active" | "expired" | "disabled";
-  /** Only in the answer to creation. */
-  secret?: string;
-  [extra: string]: unknown;
-};
+export type Trigger = TriggerJson;
+export type HookKind = Trigger["hook"];
+/** The answer to creation: the trigger with its signing secret, shown only then. */
+export type CreatedTrigger = CreatedTriggerJson;
+export type Resend = ResendJson;
 export type Delivery = {
   id: string;
   event?: string;

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import type { z } from "zod";
 import * as openapiRoute from "../../app/v1/openapi.json/route";
 import * as accessTokensSchema from "../../app/v1/[slug]/access_tokens/schema";
 import * as assetSchema from "../../app/v1/[slug]/assets/[token]/schema";
@@ -10,7 +11,8 @@ import * as triggerSchema from "../../app/v1/trigger/schema";
 import { ERROR_STATUS, type ErrorCode } from "../../lib/errors";
 import { openApiDocument } from "../../lib/openapi/document";
 import { errorCodesOf, OPERATIONS } from "../../lib/openapi/operations";
-import { WebhookPayloadJson } from "../../lib/openapi/schemas/webhooks";
+import { WebhookPayloadJson, type AddedAssetPayloadJson, type DeletedAssetPayloadJson, type UpdatedAssetPayloadJson } from "../../lib/openapi/schemas/webhooks";
+import type { AddedAssetJson, DeletedAssetJson, UpdatedAssetJson, WebhookPayload } from "../../lib/webhooks/payload";
 import added from "../../lib/webhooks/sample-events/asset_added.json";
 import deleted from "../../lib/webhooks/sample-events/asset_deleted.json";
 import updated from "../../lib/webhooks/sample-events/asset_updated.json";
@@ -119,6 +121,11 @@ describe("the OpenAPI document", () => {
   });
 
   it("describes the webhook payloads, and the sample events validate against them", () => {
+    // The bodies are built by lib/webhooks/payload.ts; its types and the documented ones must agree (checked by tsc).
+    expectTypeOf<z.infer<typeof AddedAssetPayloadJson>>().toEqualTypeOf<AddedAssetJson>();
+    expectTypeOf<z.infer<typeof DeletedAssetPayloadJson>>().toEqualTypeOf<DeletedAssetJson>();
+    expectTypeOf<z.infer<typeof UpdatedAssetPayloadJson>>().toExtend<UpdatedAssetJson>();
+    expectTypeOf<z.infer<typeof WebhookPayloadJson>>().toExtend<WebhookPayload>();
     expect(Object.keys(doc.webhooks).sort()).toEqual(["asset_added", "asset_deleted", "asset_updated"]);
     for (const sample of [added, updated, deleted]) expect(WebhookPayloadJson.safeParse(sample).success).toBe(true);
     expect(WebhookPayloadJson.safeParse({ ...deleted, asset: { ...deleted.asset, extra: true } }).success).toBe(false);
