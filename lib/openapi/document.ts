@@ -25,7 +25,7 @@ export type OpenApiDocument = {
 
 const INTRO = `Easel stores assets (images, video, any file) in workspaces, on boards with sub-boards, with a version history per asset.
 
-**Authentication.** \`Authorization: Bearer <token>\` on every call (but this document): an API token (\`easel_…\`, issued by \`npm run easel -- token create\` or the admin UI, scopes \`read\` and/or \`write\`, optionally the webhooks permission), or a board access token (a short-lived JWT limited to one board, for browser code; only the seven read routes marked below accept it, everywhere else it is 403 \`board_scoped_token\`). Missing, unknown, revoked or expired: 401 \`unauthenticated\`. A token of another workspace reads as not found (404), never 403.
+**Authentication.** \`Authorization: Bearer <token>\` on every call (but this document): an API token (\`easel_…\`, issued by \`npm run easel -- token create\` or the admin UI, scopes \`read\` and/or \`write\`, optionally the webhooks permission), or a board access token (a short-lived JWT limited to one board, for browser code; only the seven read routes marked below accept it, everywhere else it is 403 \`board_scoped_token\`). Missing, unknown, revoked or expired: 401 \`unauthenticated\`. A token of another workspace reads as not found (404), never 403. (Easel's own web UI calls these routes with its sign-in session cookie instead, from its own pages only; that is not a way in for other clients.)
 
 **Envelopes.** A resource is \`{"data": {...}}\`; a list is \`{"data": [...], "pagy": {...}}\`; the trigger routes answer bare objects. Every error, on every route and status, is \`{"errors": [{"message", "extensions": {"code", ...}}]}\`: branch on \`extensions.code\`.
 
