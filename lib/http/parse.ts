@@ -68,13 +68,32 @@ export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fi
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new DomainError("invalid_json", "The request body must be a JSON object");
   }
+  const nul = nulField(value, []);
+  if (nul !== null) throw new DomainError("validation_failed", `${nul || "body"}: must not contain a NUL character`, { field: nul || "body" });
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error, fieldCodes);
   return parsed.data;
 }
 
+/**
+ * The dotted path of the first string (key or value) holding U+0000, or null. Postgres text cannot
+ * store it, so it would fail as a 500 at the first query; it is refused as input instead.
+ */
+function nulField(value: unknown, path: string[]): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") : null;
+  if (value === null || typeof value !== "object") return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes("\u0000")) return [...path, k].join(".");
+    const hit = nulField(v, [...path, k]);
+    if (hit !== null) return hit;
+  }
+  return null;
+}
+
 export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(req.url).searchParams);
+  const nul = Object.entries(params).find(([k, v]) => k.includes("\u0000") || v.includes("\u0000"));
+  if (nul) throw new DomainError("validation_failed", `${nul[0]}: must not contain a NUL character`, { field: nul[0] });
   const parsed = schema.safeParse(params);
   if (!parsed.success) throw validationError(parsed.error);
   return parsed.data;

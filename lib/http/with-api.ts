@@ -3,7 +3,7 @@ import { hasScope, principalKey, type Principal } from "../auth/principal";
 import type { Scope, Workspace } from "../db/schema";
 import { getDeps, type Deps } from "../deps";
 import { env } from "../env";
-import { DomainError } from "../errors";
+import { DomainError, type ErrorCode } from "../errors";
 import { withCors } from "./cors";
 import { toErrorResponse } from "./envelope";
 import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
@@ -65,13 +65,17 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
     let response: Response;
     try {
       const params = flattenParams(await ctx.params);
+      const nulParam = Object.keys(params).find((k) => params[k].includes("\u0000"));
       const deps = await getDeps();
       const principal = await authenticate(req, deps);
       rate = consume(principalKey(principal), limitFor(principal));
       if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
       gate(principal, opts);
+      // No stored token or slug holds U+0000 (Postgres text cannot): such a path names nothing.
+      if (nulParam === "slug") throw new DomainError("workspace_not_found", "Workspace not found");
       const wantsWorkspace = opts.workspace ?? typeof params.slug === "string";
       const workspace = (wantsWorkspace ? await resolveWorkspace(deps, params.slug, principal) : null) as W;
+      if (nulParam) throw new DomainError(NUL_PARAM_CODES[nulParam] ?? "route_not_found", "Not found");
       const run = () => handler({ req, params, principal, workspace, deps });
       response = await idempotent(req, deps, principal, run);
     } catch (err) {
@@ -87,6 +91,8 @@ async function resolveWorkspace(deps: Deps, slug: string, principal: Principal) 
   const { workspaceForPrincipal } = await import("../workspaces/get-workspace");
   return workspaceForPrincipal(deps.db, slug, principal);
 }
+
+const NUL_PARAM_CODES: Record<string, ErrorCode> = { slug: "workspace_not_found", boardToken: "board_not_found", token: "asset_not_found", id: "trigger_not_found", delivery_id: "delivery_not_found" };
 
 function flattenParams(raw: Record<string, string | string[]>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -21,6 +21,15 @@ export async function stateSnapshotter(db: Db) {
   const query = sql.raw(`select json_build_object(${parts.join(", ")}) as s`);
   return {
     tables,
+    /**
+     * The next transaction id the database will assign: any INSERT, UPDATE or DELETE (committed or
+     * not) takes one, reads do not. Unchanged across a request → the request wrote nothing; a
+     * cheap first check before a full snapshot.
+     */
+    async nextXid(): Promise<string> {
+      const [row] = await queryRows<{ x: string }>(db, sql`select pg_snapshot_xmax(pg_current_snapshot())::text as x`);
+      return row.x;
+    },
     async snapshot(): Promise<Record<string, string>> {
       const [row] = await queryRows<{ s: Record<string, string> | string }>(db, query);
       return typeof row.s === "string" ? JSON.parse(row.s) : row.s;
