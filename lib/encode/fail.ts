@@ -27,9 +27,10 @@ export async function failEncode(
   input: { assetId: number; storageKey: string; storageKind: "s3" | "gcs"; runId: string; rungs: Rung[]; code: EncodeErrorCode; detail: string },
 ): Promise<{ status: "failed"; code: EncodeErrorCode }> {
   console.error(`[easel] encode of asset ${input.assetId} failed (${input.code}): ${input.detail}`);
-  await markFailed(deps, input.assetId, input.storageKey, input.code);
+  // Outputs first: once the asset reads `failed`, nothing of this run is left behind.
   const storage = storageForJob(deps, { storageKind: input.storageKind });
   await deleteEncodeOutputs(storage, encodeDir(input.storageKey, input.runId), input.rungs.map((r) => r.name)).catch(() => undefined);
+  await markFailed(deps, input.assetId, input.storageKey, input.code);
   await releaseLease(storage, input.storageKey, input.runId);
   await removeWorkDir(input.runId);
   return { status: "failed", code: input.code };

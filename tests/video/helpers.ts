@@ -9,19 +9,21 @@ import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as retryRoute from "../../app/v1/[slug]/assets/[token]/retry_video_processing/route";
 import type { Db } from "../../lib/db";
 import { assets, type Asset, type Workspace } from "../../lib/db/schema";
-import { setDeps } from "../../lib/deps";
+import { setDeps, type Deps } from "../../lib/deps";
 import { encodeVideoJob } from "../../lib/encode/encode-video.job";
 import { inngest, useSigningKey } from "../../lib/jobs/client";
 import { Executor, inProcessTransport, signingKeyFromSecret } from "../../lib/jobs/executor";
-import { inngestJobSender, type JobSender } from "../../lib/jobs/send";
+import { inngestJobSender, recordingJobSender, type JobSender } from "../../lib/jobs/send";
 import { binaries } from "../../lib/media/ffmpeg";
 import { processAssetJob } from "../../lib/media/process-asset.job";
 import { serveMedia } from "../../lib/media/serve-media";
 import { getSecret } from "../../lib/secrets";
 import { call } from "../helpers/call-route";
-import { useTestDeps } from "../helpers/deps";
+import { testClock } from "../helpers/deps";
+import { MemoryStorage } from "../helpers/memory-storage";
+import { jobsDb } from "../jobs/helpers";
 
-export type VideoDeps = Awaited<ReturnType<typeof useTestDeps>>;
+export type VideoDeps = Deps & { time: ReturnType<typeof testClock>; jobs: ReturnType<typeof recordingJobSender>; memory: { s3: MemoryStorage; gcs: MemoryStorage } };
 
 const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-video-clips-"));
 let executor: Executor | null = null;
@@ -72,7 +74,12 @@ export function makeClip(opts: ClipOptions = {}): Buffer {
  * processing and encode functions in-process.
  */
 export async function useVideoJobs(): Promise<VideoDeps & { executor: Executor }> {
-  const deps = await useTestDeps();
+  // A database of the file's own even on Postgres, where test files otherwise share one: two
+  // executors on one database would run each other's encodes against the wrong memory storage.
+  const { db } = await jobsDb();
+  const memory = { s3: new MemoryStorage("s3"), gcs: new MemoryStorage("gcs") };
+  const time = testClock();
+  const deps: VideoDeps = { db, clock: time.clock, time, jobs: recordingJobSender(), storage: (kind) => memory[kind], memory };
   const real = inngestJobSender(inngest);
   const jobs: JobSender = {
     async send(event, data, options) {

@@ -5,7 +5,7 @@ import { assets, type Workspace } from "../../lib/db/schema";
 import { parseMediaPlaylist } from "../../lib/encode/playlists";
 import { newApiToken, newWorkspace } from "../helpers/factories";
 import { uploadAsset } from "../helpers/uploads";
-import { fetchMedia, getAsset, makeClip, retryEncode, useVideoJobs, waitForAsset, type ClipOptions, type VideoDeps } from "./helpers";
+import { fetchMedia, getAsset, makeClip, retryEncode, useVideoJobs, waitFor, waitForAsset, type ClipOptions, type VideoDeps } from "./helpers";
 
 let deps: VideoDeps;
 let ws: Workspace;
@@ -65,6 +65,31 @@ describe("sources that fail with a code on the asset", () => {
     const row = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "failed", "the encode to fail");
     expect(row.encodeError).toBe("no_video_stream");
     expect((await getAsset(ws, token, asset.token)).body.data).toMatchObject({ encode_status: "failed", stream_url: null });
+  });
+
+  it("a rendition that fails on every attempt: encode_failed, the finished rendition's files are deleted, nothing is published", { timeout: 60_000 }, async () => {
+    const storage = deps.memory.s3;
+    const write = storage.write.bind(storage);
+    let storageKey = "";
+    const written: string[] = [];
+    storage.write = async (key, body, type) => {
+      written.push(key);
+      if (key.includes("/360p/")) throw new Error("storage refused the upload (test)");
+      return write(key, body, type);
+    };
+    try {
+      const { row } = await encode(makeClip({ size: "640x360", seconds: 2 }));
+      storageKey = row.storageKey;
+      expect([row.encodeStatus, row.encodeError, row.streamKey]).toEqual(["failed", "encode_failed", null]);
+      // The 240p rendition was uploaded, the 360p one was encoded and refused.
+      expect(written.filter((k) => k.endsWith("/240p/index.m3u8"))).toHaveLength(1);
+      expect(written.some((k) => k.includes("/360p/"))).toBe(true);
+    } finally {
+      storage.write = write;
+    }
+    // The lease goes right after the status is set.
+    const left = await waitFor(() => [...storage.objects.keys()].filter((k) => k.startsWith(`${storageKey}.hls/`)), (keys) => keys.length === 0);
+    expect(left).toEqual([]);
   });
 
   it("bytes that are no media file: unreadable_source, and nothing unpublished is left in storage", { timeout: 60_000 }, async () => {
