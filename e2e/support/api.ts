@@ -19,6 +19,16 @@ const MEDIA: Record<string, string> = { ".png": "image/png", ".mp4": "video/mp4"
 export function apiClient(request: APIRequestContext, slug: string, token: string) {
   const headers = { authorization: `Bearer ${token}` };
   const v1 = (p: string) => `/v1/${slug}${p}`;
+  /** A read, sent again when the server closed a kept-alive connection just as it was reused (a race, not an answer). */
+  const read = async (url: string): Promise<APIResponse> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request.get(url, { headers });
+      } catch (err) {
+        if (attempt >= 3 || !/ECONNRESET|socket hang up/.test(String(err))) throw err;
+      }
+    }
+  };
 
   /** upload_prepare → bytes to storage (single PUT, parts, or a resumable session) → returns the prepare answer. */
   async function sendBytes(file: string, opts: { board?: string; mediaType?: string; title?: string }) {
@@ -64,10 +74,10 @@ export function apiClient(request: APIRequestContext, slug: string, token: strin
       );
     },
     async asset(assetToken: string): Promise<Json> {
-      return (await ok(await request.get(v1(`/assets/${assetToken}`), { headers }), "get asset")).data;
+      return (await ok(await read(v1(`/assets/${assetToken}`)), "get asset")).data;
     },
     async versions(assetToken: string): Promise<Json> {
-      return ok(await request.get(v1(`/assets/${assetToken}/versions`), { headers }), "list versions");
+      return ok(await read(v1(`/assets/${assetToken}/versions`)), "list versions");
     },
     /** POST retry_video_processing, answer as is (the video tests use it to see whether encodes exist). */
     retryVideo: (assetToken: string) => request.post(v1(`/assets/${assetToken}/retry_video_processing`), { headers }),
