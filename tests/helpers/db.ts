@@ -6,6 +6,7 @@ import postgres from "postgres";
 import { afterAll, inject } from "vitest";
 import * as schema from "../../lib/db/schema";
 import type { Db } from "../../lib/db";
+import { migratePostgresDb } from "../../lib/db/migrate";
 
 export type TestDb = { db: Db; kind: "pglite" | "postgres"; pg?: PGlite };
 
@@ -18,14 +19,34 @@ afterAll(async () => {
   await closeCurrent?.();
 });
 
-/** The migrated database of this test file (one per file; closed after the file). */
-export function testDb(): Promise<TestDb> {
-  current ??= open();
+/**
+ * The migrated database of this test file (one per file; closed after the file). On PostgreSQL the
+ * files share one database unless `isolated`: a file that compares whole tables before and after a
+ * request (the fuzzer) gets a database of its own, made and dropped for it.
+ */
+export function testDb(opts: { isolated?: boolean } = {}): Promise<TestDb> {
+  current ??= open(opts.isolated ?? false);
   return current;
 }
 
-async function open(): Promise<TestDb> {
+async function open(isolated: boolean): Promise<TestDb> {
   const target = inject("testDatabase");
+  if (target.kind === "postgres" && isolated) {
+    const admin = postgres(target.url, { onnotice: () => undefined, max: 1 });
+    const name = `easel_test_${process.pid}_${Date.now().toString(36)}`;
+    await admin.unsafe(`create database ${name}`);
+    const url = new URL(target.url);
+    url.pathname = `/${name}`;
+    const client = postgres(url.toString(), { onnotice: () => undefined, max: 10 });
+    const db = drizzlePostgres(client, { schema });
+    await migratePostgresDb(db);
+    closeCurrent = async () => {
+      await client.end({ timeout: 5 });
+      await admin.unsafe(`drop database if exists ${name}`);
+      await admin.end({ timeout: 5 });
+    };
+    return { db: db as unknown as Db, kind: "postgres" };
+  }
   if (target.kind === "postgres") {
     const client = postgres(target.url, { onnotice: () => undefined, max: 10 });
     closeCurrent = () => client.end({ timeout: 5 });

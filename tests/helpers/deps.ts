@@ -17,8 +17,8 @@ export function testClock() {
 }
 
 /** Installs this file's test database, a movable clock, recorded jobs and memory storage as the app's deps. */
-export async function useTestDeps() {
-  const { db } = await testDb();
+export async function useTestDeps(opts: { isolated?: boolean } = {}) {
+  const { db } = await testDb(opts);
   const time = testClock();
   const jobs = recordingJobSender();
   const storage = { s3: new MemoryStorage("s3"), gcs: new MemoryStorage("gcs") };

@@ -213,7 +213,8 @@ beforeAll(async () => {
   process.env.EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN = "100000000";
   delete process.env.EASEL_WEBHOOK_ALLOW_PRIVATE;
   resetEnvCache();
-  deps = await useTestDeps();
+  // Whole-table comparisons need a database no other test file writes to at the same time.
+  deps = await useTestDeps({ isolated: true });
   const ws = await newWorkspace(deps.db, { plan: "team" });
   const board = await newBoard(deps.db, ws);
   const asset = await insertAsset(deps.db, ws, { boardIds: [board.id] });
