@@ -1,6 +1,9 @@
 /** Runs once when the server process starts: open (and migrate) the database before the first request. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // `next build` loads this too while collecting pages: a build must not take the data dir (and its
+  // lock) that a running or soon-started server owns, nor start the job executor.
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
   const { boot } = await import("./lib/boot");
   await boot();
 }

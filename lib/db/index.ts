@@ -12,6 +12,10 @@ const holder = globalThis as Holder;
  * loads route bundles and instrumentation as separate module graphs in one process.
  */
 export function serverDb(): Promise<DbHandle> {
+  if (process.env.NEXT_PHASE === "phase-production-build") {
+    // A build must never open (and lock) the data dir a server owns or is about to own.
+    return Promise.reject(new Error("the database is not opened during `next build`"));
+  }
   holder.__easelDb ??= openDb({ databaseUrl: env().DATABASE_URL, dataDir: env().dataDir, role: "server" }).catch((err) => {
     holder.__easelDb = undefined;
     throw err;
