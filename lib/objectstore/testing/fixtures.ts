@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll } from "vitest";
 import type { Clock } from "../../clock";
 import { layout, type Layout } from "../disk/layout";
 import { handleGcsRequest } from "../gcs/handler";
@@ -22,8 +23,17 @@ export function movableClock(): MovableClock {
   return clock;
 }
 
+const created: string[] = [];
+// Registered when a test file imports this module, so it runs once that file's tests are done.
+afterAll(() => {
+  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system temp dir, removed when the test file ends. */
 export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `easel-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `easel-${prefix}-`));
+  created.push(dir);
+  return dir;
 }
 
 export type StoreServer = { origin: string; endpoint: string; lay: Layout; close: () => Promise<void> };
