@@ -19,7 +19,8 @@ let board: Board;
 let token: string;
 
 beforeAll(async () => {
-  deps = await useTestDeps();
+  // Whole-table comparisons need a database no other test file writes to at the same time.
+  deps = await useTestDeps({ isolated: true });
   ws = await newWorkspace(deps.db);
   board = await newBoard(deps.db, ws);
   token = await newApiToken(deps.db, ws, { scopes: ["read", "write"], webhooks: true });

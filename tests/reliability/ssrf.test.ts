@@ -65,7 +65,8 @@ const looked: string[] = [];
 beforeAll(async () => {
   vi.stubEnv("EASEL_WEBHOOK_ALLOW_PRIVATE", "");
   resetEnvCache();
-  deps = await useTestDeps();
+  // Whole-table comparisons need a database no other test file writes to at the same time.
+  deps = await useTestDeps({ isolated: true });
   ws = await newWorkspace(deps.db);
   board = await newBoard(deps.db, ws);
   hooks = await newApiToken(deps.db, ws, { webhooks: true });

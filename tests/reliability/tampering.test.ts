@@ -45,7 +45,8 @@ beforeAll(async () => {
   process.env.EASEL_RATE_LIMIT_PER_MIN = "100000";
   process.env.EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN = "100000";
   resetEnvCache();
-  deps = await useTestDeps();
+  // Whole-table comparisons need a database no other test file writes to at the same time.
+  deps = await useTestDeps({ isolated: true });
   ws = await newWorkspace(deps.db, { plan: "team" });
   other = await newWorkspace(deps.db, { plan: "team" });
   board = await newBoard(deps.db, ws);
