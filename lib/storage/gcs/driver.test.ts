@@ -117,8 +117,9 @@ describe("GCS driver on the embedded store", () => {
 
   it("reports missing objects as storage_object_not_found", async () => {
     expect(await driver.head("ws/none")).toBeNull();
-    for (const p of [driver.md5("ws/none"), driver.read("ws/none"), driver.copy("ws/none", "ws/none2")]) {
-      expect((await domainError(p)).code).toBe("storage_object_not_found");
+    // One at a time: promises made up front would reject before they are awaited (unhandled).
+    for (const op of [() => driver.md5("ws/none"), () => driver.read("ws/none"), () => driver.copy("ws/none", "ws/none2")]) {
+      expect((await domainError(op())).code).toBe("storage_object_not_found");
     }
     await driver.delete("ws/none");
   });
