@@ -14,7 +14,7 @@ const waitSeconds = (i: number) => Math.min(300, 15 * 2 ** Math.min(i - 1, 5));
 const MAX_WAITS = 200;
 
 /** A step body whose permanent failures skip the step's retries (a corrupt file stays corrupt). */
-const once =
+const failFast =
   <T>(body: () => Promise<T>) =>
   async (): Promise<T> => {
     try {
@@ -57,11 +57,11 @@ export const encodeVideoJob = inngest.createFunction(
     let plan: EncodePlan | null = null;
     try {
       // ---- probe, one step per rendition, publish
-      plan = await step.run("probe", once(async () => planEncode(await getDeps(), owner, runId)));
+      plan = await step.run("probe", failFast(async () => planEncode(await getDeps(), owner, runId)));
       const variants: Variant[] = [];
       for (const rung of plan.rungs) {
         const current = plan;
-        variants.push(await step.run(`rendition-${rung.name}`, once(async () => encodeRendition(await getDeps(), owner, runId, current, rung))));
+        variants.push(await step.run(`rendition-${rung.name}`, failFast(async () => encodeRendition(await getDeps(), owner, runId, current, rung))));
       }
       const rungs = plan.rungs;
       return await step.run("publish", async () => publishEncode(await getDeps(), owner, runId, rungs, variants));
