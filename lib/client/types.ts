@@ -6,6 +6,7 @@
  */
 import type { AiSearchPage as AiSearchPageJson, AssetJson, AssetWriteJson, ThumbnailJson } from "../openapi/schemas/assets";
 import type { BoardJson } from "../openapi/schemas/boards";
+import type { WorkspaceJson } from "../workspaces/present";
 import type { PagyJson } from "../openapi/schemas/common";
 import type { PreparedUploadJson } from "../openapi/schemas/uploads";
 import type { VersionJson, VersionListJson } from "../openapi/schemas/versions";
@@ -36,19 +37,8 @@ export type PreparedUpload = PreparedUploadJson;
 
 export type Plan = "free" | "pro" | "creative" | "team" | "business" | "enterprise";
 export type StorageKind = "s3" | "gcs";
-export type Workspace = {
-  slug: string;
-  name: string;
-  plan: Plan;
-  trial_of: Plan | null;
-  storage_kind: StorageKind;
-  streaming_enabled: boolean;
-  versioning: boolean;
-  revert_window_days: number | null;
-  encodes_on_upload: boolean;
-  created_at: string;
-  updated_at: string;
-};
+/** The admin pages' workspace, as lib/workspaces/present.ts shapes it. */
+export type Workspace = WorkspaceJson;
 
 export type Scope = "read" | "write";
 export type ApiToken = { id: number; name: string; prefix: string; scopes: Scope[]; webhooks: boolean; created_at: string; revoked_at: string | null };
