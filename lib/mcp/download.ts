@@ -8,7 +8,7 @@ import { MULTIPART_THRESHOLD } from "../uploads/prepare-upload";
 export const MAX_INGEST_BYTES = MULTIPART_THRESHOLD - 1;
 export const INGEST_TIMEOUT_MS = 30_000;
 
-export type DownloadOptions = Pick<SafeFetchOptions, "ca" | "timeoutMs" | "resolve">;
+export type DownloadOptions = Pick<SafeFetchOptions, "ca" | "timeoutMs" | "resolve" | "trustedAddresses">;
 
 export type DownloadedFile = { bytes: Buffer; contentType: string | null; url: string };
 
@@ -45,6 +45,7 @@ export async function downloadFile(url: string, options: DownloadOptions = {}): 
       timeoutMs: options.timeoutMs ?? INGEST_TIMEOUT_MS,
       ca: options.ca,
       resolve: options.resolve,
+      trustedAddresses: options.trustedAddresses,
       headers: { accept: "*/*", "user-agent": "Easel (create_asset_version)" },
     });
   } catch (err) {

@@ -7,6 +7,7 @@ import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newBoard, newWorkspace } from "../helpers/factories";
 import { changedTables, stateSnapshotter } from "./helpers";
+import { DNS, LITERALS } from "./ssrf-table";
 
 /**
  * SSRF through POST /v1/trigger, beyond tests/webhooks/triggers.test.ts (which covers 127.0.0.1,
@@ -17,45 +18,6 @@ import { changedTables, stateSnapshotter } from "./helpers";
  * invalid_hook_url and writes no trigger; a public answer through the same resolver is 201, so the
  * injection is live.
  */
-const LITERALS = [
-  "http://2130706433/hook",
-  "http://0x7f000001/hook",
-  "http://0x7f.1/hook",
-  "http://017700000001/hook",
-  "http://127.1/hook",
-  "http://127.255.255.254/hook",
-  "http://0.0.0.0/hook",
-  "http://[::]/hook",
-  "http://[::ffff:127.0.0.1]/hook",
-  "http://[::ffff:7f00:1]/hook",
-  "http://[0:0:0:0:0:ffff:a9fe:a9fe]/latest/meta-data/",
-  "http://[::ffff:10.0.0.1]/hook",
-  "http://[::ffff:192.168.1.1]/hook",
-  "http://169.254.169.254./latest/meta-data/",
-  "http://2852039166/latest/meta-data/",
-  "http://0xa9fea9fe/latest/meta-data/",
-  "http://10.255.255.255/hook",
-  "http://172.31.255.255/hook",
-  "http://192.168.0.1/hook",
-  "http://[fe80::1]/hook",
-  "https://127.0.0.1:443/hook",
-];
-
-const DNS: Record<string, { address: string; family: 4 | 6 }[]> = {
-  "metadata.rebind.test": [{ address: "169.254.169.254", family: 4 }],
-  "loopback.rebind.test": [{ address: "127.0.0.1", family: 4 }],
-  "ten.rebind.test": [{ address: "10.1.2.3", family: 4 }],
-  "one72.rebind.test": [{ address: "172.20.0.1", family: 4 }],
-  "one92.rebind.test": [{ address: "192.168.10.10", family: 4 }],
-  "v6loop.rebind.test": [{ address: "::1", family: 6 }],
-  "mapped.rebind.test": [{ address: "::ffff:127.0.0.1", family: 6 }],
-  "mixed.rebind.test": [
-    { address: "93.184.215.14", family: 4 },
-    { address: "192.168.1.1", family: 4 },
-  ],
-  "public.rebind.test": [{ address: "93.184.215.14", family: 4 }],
-};
-
 let deps: Awaited<ReturnType<typeof useTestDeps>>;
 let ws: Workspace;
 let board: Board;
