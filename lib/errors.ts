@@ -38,6 +38,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   idempotency_request_in_progress: 409,
   storage_unavailable: 503,
+  database_unavailable: 503,
   precondition_failed: 412,
   internal: 500,
 } as const;

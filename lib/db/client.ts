@@ -8,11 +8,27 @@ import type { Db } from "./types";
 
 export type DbHandle = { db: Db; driver: "postgres" | "pglite" | "pglite-socket"; close: () => Promise<void> };
 
+/**
+ * The pool's behaviour when the server goes away (docs/reliability.md, "PostgreSQL lost under
+ * load"): a query on a connection that dies fails at once and the connection is dropped; the next
+ * query opens a new one. Opening one gives up after 10 s (postgres.js waits 30 s by default).
+ * Between failed attempts postgres.js waits a backoff shared by the whole pool, by default
+ * growing as 3^n / 100 s up to 20 s: after a few seconds of refused connections every query
+ * queued behind it waited 10-19 s, after the database was back. Capped at 1 s, a request during
+ * an outage fails within about a second (503 database_unavailable) and the first one after it
+ * is served.
+ */
+const POOL = {
+  onnotice: () => undefined,
+  connect_timeout: 10,
+  backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1),
+} as const;
+
 function connectPostgres(options: string | postgres.Options<Record<string, never>>): DbHandle {
   const client =
     typeof options === "string"
-      ? postgres(options, { onnotice: () => undefined, max: 10 })
-      : postgres({ ...options, onnotice: () => undefined });
+      ? postgres(options, { ...POOL, max: 10 })
+      : postgres({ ...options, ...POOL });
   const db = drizzlePostgres(client, { schema });
   return { db: db as unknown as Db, driver: "postgres", close: () => client.end({ timeout: 5 }) };
 }

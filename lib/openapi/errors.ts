@@ -38,6 +38,7 @@ export const ERROR_MEANINGS = {
   idempotency_key_reused: "This `Idempotency-Key` was already used with a different method, path or body.",
   idempotency_request_in_progress: "The first request with this `Idempotency-Key` is still being answered.",
   storage_unavailable: "The object store did not answer; nothing was written, retry later.",
+  database_unavailable: "The database could not be reached (restarting, or the connection was lost); retry after `Retry-After` seconds.",
   precondition_failed: "`If-Match` names a head that is no longer current; `extensions.head_version_number` is the current one.",
   internal: "An unexpected server error (never with details).",
 } as const satisfies Record<ErrorCode, string>;

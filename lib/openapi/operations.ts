@@ -395,6 +395,8 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   // A JSON body (or any POST body hashed for an Idempotency-Key) above 1 MiB (lib/http/parse.ts).
   if (op.body || (op.auth.kind === "token" && op.method === "post")) codes.add("payload_too_large");
   for (const code of op.errors) codes.add(code);
+  // Any operation that reads the database answers this while the database cannot be reached.
+  codes.add("database_unavailable");
   codes.add("internal");
   return [...codes];
 }
