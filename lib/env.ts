@@ -55,6 +55,22 @@ const EnvSchema = z.object({
   EASEL_JOBS_RETENTION_DAYS: positiveInt(14),
   /** Bearer token of the admin jobs view (/api/admin/jobs/...); unset, the view is off. */
   EASEL_ADMIN_TOKEN: z.string().min(16).optional(),
+  // Embeddings for ai_search (docs/search.md). Unset URL: no service is called, ai_search reads queries with rules only.
+  EASEL_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  EASEL_EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  EASEL_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  EASEL_EMBEDDINGS_MIN_SIMILARITY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return 0.3;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < -1 || n > 1) {
+        ctx.addIssue({ code: "custom", message: `must be a number from -1 to 1, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string };
@@ -68,6 +84,8 @@ export function env(): Env {
     const first = parsed.error.issues[0];
     throw new Error(`Invalid environment: ${first?.path.join(".")} ${first?.message}`);
   }
+  // A URL without a model would fail every call: refuse it at start rather than at the first upload.
+  if (parsed.data.EASEL_EMBEDDINGS_URL && !parsed.data.EASEL_EMBEDDINGS_MODEL) throw new Error("Invalid environment: EASEL_EMBEDDINGS_MODEL is required when EASEL_EMBEDDINGS_URL is set");
   cached = { ...parsed.data, dataDir: path.resolve(parsed.data.EASEL_DATA_DIR) };
   return cached;
 }

@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getDeps } from "../deps";
+import { embedAsset } from "../embeddings/embed-asset";
+import { embeddingsConfig } from "../embeddings/config";
 import { queueEncodeAfterProcessing } from "../encode/request-encode";
 import { assets, workspaces } from "../db/schema";
 import { inngest } from "../jobs/client";
@@ -7,7 +9,11 @@ import { assetProcessingRequested } from "../jobs/events";
 import { storageForJob } from "../uploads/storage-for-request";
 import { processAsset } from "./process-asset";
 
-/** After upload_complete or a version write with new bytes: sniff, probe, thumbnails, then the video encode where the plan says so. */
+/**
+ * After upload_complete or a version write with new bytes: sniff, probe, thumbnails, the asset's
+ * embedding vector when a service is configured (docs/search.md), then the video encode where the
+ * plan says so.
+ */
 export const processAssetJob = inngest.createFunction(
   { id: "asset-process", retries: 3, concurrency: [{ limit: 2 }, { key: "event.data.assetId", limit: 1 }], triggers: [assetProcessingRequested] },
   async ({ event, step }) => {
@@ -21,6 +27,16 @@ export const processAssetJob = inngest.createFunction(
       if (!row) return { status: "gone" as const };
       return processAsset(deps, storageForJob(deps, row), event.data.assetId);
     });
+    // Only with an embeddings service configured; whatever happens in it, processing has succeeded.
+    const embeddings = embeddingsConfig();
+    if (result.status === "processed" && embeddings) {
+      await step.run("embed", async () =>
+        embedAsset(await getDeps(), embeddings, event.data.assetId).catch((err: unknown) => {
+          console.error(`[easel] embedding step of asset ${event.data.assetId} failed`, err);
+          return { status: "failed" as const, reason: "error" };
+        }),
+      );
+    }
     // Now that the bytes are known to be a video: plans that encode on upload start the encode.
     if (result.status === "processed" && result.isVideo) await step.run("queue-encode", async () => queueEncodeAfterProcessing(await getDeps(), event.data.assetId));
     return result;

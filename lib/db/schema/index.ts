@@ -10,3 +10,4 @@ export * from "./webhook-deliveries";
 export * from "./idempotency-keys";
 export * from "./settings";
 export * from "./jobs";
+export * from "./asset-embeddings";

@@ -1,4 +1,4 @@
-import { and, count, desc, gte, lt, not, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, not, or, sql, type SQL } from "drizzle-orm";
 import type { Deps } from "../../deps";
 import { assets } from "../../db/schema";
 import { assetWhere, type AssetFilter } from "../../assets/list-assets";
@@ -7,7 +7,9 @@ import { toAssetJson } from "../../assets/present";
 import type { MediaLinker } from "../../media/links";
 import type { AiSearchPage } from "../../openapi/schemas/assets";
 import { offsetOf, pagy, type Page } from "../../http/pagination";
+import { embeddingsConfig } from "../../embeddings/config";
 import { parseQuery, type Intent, type MediaKind } from "./parse-query";
+import { semanticFor, similarityJoin, type Semantic } from "./semantic";
 
 const kindCondition = (k: MediaKind): SQL => (k === "pdf" ? sql`${assets.mediaType} = 'application/pdf'` : sql`${assets.mediaType} like ${`${k}/%`}`);
 const mediaNumber = (field: string) => sql`nullif(${assets.media}->>${field}, '')::float8`;
@@ -15,7 +17,10 @@ const hasColor = (colors: string[]) =>
   sql`exists (select 1 from jsonb_array_elements_text(coalesce(${assets.media}->'colors', '[]'::jsonb)) c where c in (${sql.join(colors.map((c) => sql`${c}`), sql`, `)}))`;
 const tsq = (words: string[], op: "|" | "&") => sql`to_tsquery('simple', ${words.map((w) => `${w.replace(/[^\p{L}\p{N}]/gu, "")}:*`).filter((w) => w !== ":*").join(` ${op} `)})`;
 
-/** The SQL conditions an intent stands for (all must hold). */
+/**
+ * The filters an intent stands for (all must hold). Its free words are not among them: how they
+ * admit assets depends on the ranking (full text alone, or with meaning).
+ */
 export function intentConditions(intent: Intent): SQL[] {
   const c: SQL[] = [];
   if (intent.kinds.length) c.push(or(...intent.kinds.map(kindCondition))!);
@@ -32,31 +37,85 @@ export function intentConditions(intent: Intent): SQL[] {
   if (intent.colors.length) c.push(hasColor(intent.colors));
   if (intent.notColors.length) c.push(not(hasColor(intent.notColors)));
   if (intent.tags.length) c.push(sql`${assets.tags} @> ${JSON.stringify(intent.tags)}::jsonb`);
-  if (intent.words.length) c.push(sql`${assets.search} @@ ${tsq(intent.words, "|")}`);
   if (intent.notWords.length) c.push(not(sql`${assets.search} @@ ${tsq(intent.notWords, "|")}`));
   return c;
 }
 
-/**
- * Natural-language search: the query is read into structured intent (lib/search/ai/parse-query),
- * which becomes filters, and any free words rank results by full text (more matching words rank
- * higher). The answer explains how the query was read.
- */
-export async function aiSearch(deps: Deps, filter: AssetFilter & { query: string }, page: Page, link: MediaLinker): Promise<AiSearchPage> {
-  const intent = parseQuery(filter.query, deps.clock());
-  const where = and(assetWhere({ ...filter, query: undefined }), ...intentConditions(intent));
+type Hit = { asset: typeof assets.$inferSelect; score: number };
+
+/** Parser and full text: the free words must match (any of them), more matches rank higher. */
+async function byFullText(deps: Deps, base: SQL | undefined, intent: Intent, page: Page): Promise<[Hit[], number]> {
+  const where = and(base, ...(intent.words.length ? [sql`${assets.search} @@ ${tsq(intent.words, "|")}`] : []));
   const rank = intent.words.length ? sql<number>`ts_rank(${assets.search}, ${tsq(intent.words, "|")})` : sql<number>`0::float4`;
   const order = intent.words.length ? [desc(rank), desc(assets.createdAt), desc(assets.id)] : [desc(assets.createdAt), desc(assets.id)];
   const [rows, [{ total }]] = await Promise.all([
     deps.db.select({ asset: assets, score: rank }).from(assets).where(where).orderBy(...order).limit(page.perPage).offset(offsetOf(page)),
     deps.db.select({ total: count() }).from(assets).where(where),
   ]);
+  return [rows, total];
+}
+
+/**
+ * Parser, full text and meaning: an asset is in when its words match or its vector is at least
+ * `minSimilarity` close to the query's; score = full-text rank + similarity.
+ */
+async function byMeaning(deps: Deps, base: SQL | undefined, intent: Intent, semantic: Extract<Semantic, { state: "on" }>, page: Page): Promise<[Hit[], number]> {
+  const query = tsq(intent.words, "|");
+  const matched = sql<boolean>`${assets.search} @@ ${query}`;
+  const similarity = similarityJoin(deps.db, semantic);
+  const scored = deps.db
+    .select({
+      id: assets.id,
+      matched: matched.as("matched"),
+      rank: sql<number>`case when ${matched} then ts_rank(${assets.search}, ${query}) else 0 end`.as("rank"),
+      similarity: similarity.similarity,
+    })
+    .from(assets)
+    .leftJoinLateral(similarity, sql`true`)
+    .where(base)
+    .as("scored");
+  const admitted = sql`(${scored.matched} or ${scored.similarity} >= ${semantic.minSimilarity})`;
+  const score = sql<number>`(${scored.rank} + greatest(coalesce(${scored.similarity}, 0), 0))`;
+  const [rows, [{ total }]] = await Promise.all([
+    deps.db
+      .select({ asset: assets, score })
+      .from(scored)
+      .innerJoin(assets, eq(assets.id, scored.id))
+      .where(admitted)
+      .orderBy(desc(score), desc(assets.createdAt), desc(assets.id))
+      .limit(page.perPage)
+      .offset(offsetOf(page)),
+    deps.db.select({ total: count() }).from(scored).where(admitted),
+  ]);
+  return [rows, total];
+}
+
+function explain(intent: Intent, semantic: Semantic): string {
+  const read = intent.explanation.length ? `Looking for ${intent.explanation.join(", ")}.` : "Showing everything, newest first: no filter was recognised.";
+  if (semantic.state === "on") {
+    return `${read} Ranked by full-text match plus closeness in meaning to “${semantic.text}” (embeddings of model ${semantic.model}); assets whose words do not match are included when their similarity is at least ${semantic.minSimilarity}, and assets without a vector are found by full text only.`;
+  }
+  if (semantic.state === "unavailable") return `${read} Embeddings are configured but unavailable (${semantic.reason}): matched by full text only.`;
+  return read;
+}
+
+/**
+ * Natural-language search: the query is read into structured intent (lib/search/ai/parse-query),
+ * which becomes filters, and any free words rank results by full text (more matching words rank
+ * higher) and, when an embeddings service is configured and answers, by closeness in meaning
+ * (docs/search.md). The answer explains how the query was read and ranked.
+ */
+export async function aiSearch(deps: Deps, filter: AssetFilter & { query: string }, page: Page, link: MediaLinker): Promise<AiSearchPage> {
+  const intent = parseQuery(filter.query, deps.clock());
+  const semantic = await semanticFor(embeddingsConfig(), intent.words);
+  const base = and(assetWhere({ ...filter, query: undefined }), ...intentConditions(intent));
+  const [rows, total] = semantic.state === "on" ? await byMeaning(deps, base, intent, semantic, page) : await byFullText(deps, base, intent, page);
   const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.asset.id));
-  const { explanation, ...interpretation } = intent;
+  const { explanation: _phrases, ...interpretation } = intent;
   return {
     data: rows.map((r) => ({ ...toAssetJson(r.asset, tokens.get(r.asset.id) ?? [], link), score: Number(Number(r.score).toFixed(4)) })),
     pagy: pagy(page, rows.length, total),
-    explanation: explanation.length ? `Looking for ${explanation.join(", ")}.` : "Showing everything, newest first: no filter was recognised.",
+    explanation: explain(intent, semantic),
     interpretation: {
       ...interpretation,
       since: intent.since?.toISOString() ?? null,
