@@ -98,6 +98,8 @@ function diffFiles(a: Map<string, string>, b: Map<string, string>): string[] {
 
 // ---------- S3 requests ----------
 
+const asBody = (b: string | Uint8Array | null | undefined): BodyInit | undefined => (b === null || b === undefined ? undefined : typeof b === "string" ? b : new Uint8Array(b));
+
 type Spec = { method: string; path: string; query: [string, string][]; headers: [string, string][]; body: Uint8Array | string | null; sha256?: boolean };
 
 /** Percent-encodes a key the way S3 clients do (each segment, slashes kept). */
@@ -120,7 +122,7 @@ async function signS3(spec: Spec, opts: { presign?: boolean; date?: Date; expire
     .join("&");
   const h = new Headers();
   for (const [k, v] of Object.entries(signed.headers)) h.set(k, v);
-  return new Request(`${ORIGIN}${spec.path}${qs ? `?${qs}` : ""}`, { method: spec.method, headers: h, body: spec.method === "GET" || spec.method === "HEAD" ? undefined : (body ?? undefined) });
+  return new Request(`${ORIGIN}${spec.path}${qs ? `?${qs}` : ""}`, { method: spec.method, headers: h, body: spec.method === "GET" || spec.method === "HEAD" ? undefined : asBody(body) });
 }
 
 const weirdKey = fc.oneof(
@@ -294,7 +296,7 @@ async function buildS3(g: { spec: Spec; tamper: Tamper; dups: [string, string][]
   }
   for (const [k, v] of g.dups) headers.append(k, v);
   const body = req.method === "GET" || req.method === "HEAD" ? undefined : typeof spec.body === "string" ? spec.body : (spec.body ?? undefined);
-  return new Request(url, { method: req.method, headers, body });
+  return new Request(url, { method: req.method, headers, body: asBody(body) });
 }
 
 // ---------- GCS requests ----------
@@ -389,7 +391,7 @@ async function buildGcs(g: { op: string; key: string; bucket: string; range: str
       url = await gcsSigned(g.key, g.bucket, "read", g.tamper);
   }
   for (const [k, v] of g.dups) headers.append(k, v);
-  return new Request(url, { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body });
+  return new Request(url, { method, headers, body: method === "GET" || method === "HEAD" ? undefined : asBody(body) });
 }
 
 // ---------- checks ----------
