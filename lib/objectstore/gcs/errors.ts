@@ -21,6 +21,7 @@ export const gcsErrors = {
   invalidArgument: (details: string) => new GcsError("InvalidArgument", "Invalid argument.", 400, { Details: details }),
   methodNotAllowed: () => new GcsError("MethodNotAllowed", "The specified method is not allowed against this resource.", 405),
   internal: () => new GcsError("InternalError", "We encountered an internal error. Please try again.", 500),
+  storageFull: (message: string) => new GcsError("InsufficientStorage", message, 507),
 };
 
 export function gcsErrorResponse(err: GcsError, method: string): Response {

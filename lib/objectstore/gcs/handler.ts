@@ -4,6 +4,7 @@ import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
 import { isValidBucketName, type Layout } from "../disk/layout";
+import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
 import { commitObject, deleteObject, headObject, NoSuchBucketError, openObject } from "../disk/objects";
 import { BodyError, receiveToTemp } from "../disk/receive";
 import { sweepSoon } from "../disk/sweep";
@@ -109,7 +110,7 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
       return new Response(null, { status: 201, headers: { location, "x-guploader-uploadid": session.id, "content-length": "0" } });
     }
     case "PUT": {
-      const received = await receiveToTemp(lay, req.body, { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false });
+      const received = await receiveToTemp(lay, req.body, { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
       const md5 = received.md5.toString("hex");
       const contentType = req.headers.get("content-type") || "application/octet-stream";
       await commitObject(lay, target.bucket, target.key, [received], { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) }, now).catch(async (err) => {
@@ -161,6 +162,7 @@ function toGcsError(err: unknown): GcsError {
     if (err.reason === "incomplete") return new GcsError("IncompleteBody", "The body ended before the bytes its headers announced.", 400);
     return new GcsError("RequestTimeout", "The client closed the connection before the body ended.", 400);
   }
+  if (isNoSpace(err)) return gcsErrors.storageFull(NO_SPACE_MESSAGE);
   console.error("[objectstore] gcs request failed", err);
   return gcsErrors.internal();
 }

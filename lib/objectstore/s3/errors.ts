@@ -25,6 +25,8 @@ export const s3Errors = {
   notImplemented: (message = "A header or parameter you provided implies functionality that is not implemented.") => new S3Error("NotImplemented", message, 501),
   methodNotAllowed: (method: string) => new S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.", 405, { Method: method }),
   internal: () => new S3Error("InternalError", "We encountered an internal error. Please try again.", 500),
+  // No S3 code exists for a full disk; 507 is HTTP's own status for it (as other S3-compatible stores answer).
+  storageFull: (message: string) => new S3Error("InsufficientStorage", message, 507),
 };
 
 export function s3ErrorResponse(err: S3Error, resource: string, method: string, requestId: string): Response {

@@ -4,6 +4,7 @@ import { safeDecode } from "../canonical";
 import { discardUnreadBody } from "../discard-body";
 import { BodyError } from "../disk/receive";
 import { MultipartError } from "../disk/multipart";
+import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
 import { NoSuchBucketError } from "../disk/objects";
 import { isValidBucketName, type Layout } from "../disk/layout";
 import { bodyErrorToS3 } from "./body";
@@ -121,6 +122,7 @@ function toS3Error(err: unknown): S3Error {
   if (err instanceof NoSuchBucketError) return s3Errors.noSuchBucket(err.bucket);
   if (err instanceof MultipartError) return multipartErrorToS3(err);
   if (err instanceof BodyError) return bodyErrorToS3(err);
+  if (isNoSpace(err)) return s3Errors.storageFull(NO_SPACE_MESSAGE);
   console.error("[objectstore] s3 request failed", err);
   return s3Errors.internal();
 }
