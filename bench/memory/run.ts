@@ -8,7 +8,7 @@
  * down (V8 heap, external and array buffers, WebAssembly memory). The baselines, measured in the
  * same run: a bare `node` process, PGlite alone on the same data, and the same app on PostgreSQL.
  *
- *   npm run build && npm run bench -- memory [--seconds 10] [--upload-mib 1024]
+ *   npm run build && npm run bench -- memory [--seconds 10] [--upload-mib 1024] [--db pglite|postgres]
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- memory   # + PostgreSQL
  *     (a database of its own is created on that server and dropped afterwards)
  *   EASEL_APP_DIR=/path/to/built/checkout   # a build elsewhere
@@ -29,6 +29,7 @@ const opt = (name: string, fallback: number) => (argv.includes(`--${name}`) ? Nu
 const SECONDS = opt("seconds", 10);
 const UPLOAD_MIB = opt("upload-mib", 1024);
 const MiB = 1024 * 1024;
+const ONLY = argv.includes("--db") ? argv[argv.indexOf("--db") + 1] : "both"; // pglite | postgres | both
 const probe = path.join(import.meta.dirname, "probe.mjs");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number) => (bytes / MiB).toFixed(0);
@@ -107,7 +108,7 @@ function pgliteAlone(dataDir: string, probeFile: string): Breakdown {
   return JSON.parse(out.trim().split("\n").at(-1)!);
 }
 
-type Row = { db: string; start: number; restart: number; idleRestart: number; breakdownRestart: Breakdown; idleStart: number; idle: number; apiPeak: number; apiRps: number[]; idleAfter: number; uploadPeak: number; uploadMiBs: number; breakdownIdle: Breakdown; breakdownUploadPeak: Breakdown; alone?: Breakdown };
+type Row = { db: string; start: number; restart: number; idleRestart: number; bareStartJobs: number; bareStartNoJobs: number; breakdownRestart: Breakdown; idleStart: number; idle: number; apiPeak: number; apiRps: number[]; idleAfter: number; uploadPeak: number; uploadMiBs: number; breakdownIdle: Breakdown; breakdownUploadPeak: Breakdown; alone?: Breakdown };
 
 async function measure(db: "PGlite" | "PostgreSQL", databaseUrl: string | undefined, source: string, md5: string): Promise<Row> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-memory-"));
@@ -118,7 +119,7 @@ async function measure(db: "PGlite" | "PostgreSQL", databaseUrl: string | undefi
     DATABASE_URL: databaseUrl,
     EASEL_RATE_LIMIT_PER_MIN: "1000000000",
     EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: "1000000000",
-    NODE_OPTIONS: `--import ${probe}`,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${probe}`.trim(),
     EASEL_MEMORY_PROBE_FILE: probeFile,
   };
   const port = await freePort();
@@ -155,9 +156,20 @@ async function measure(db: "PGlite" | "PostgreSQL", databaseUrl: string | undefi
     const idleRestart = rssMiB(node.child.pid!);
     const breakdownRestart = readProbe(probeFile).now;
     await stopNode(node);
+    // What the embedded executor (and the job functions it loads) adds at start: no request at all.
+    node = startNode(builtAppDir(), env, port);
+    await waitFor200(node);
+    await sleep(5000);
+    const bareStartJobs = rssMiB(node.child.pid!);
+    await stopNode(node);
+    node = startNode(builtAppDir(), { ...env, EASEL_JOBS_DISABLED: "1" }, port);
+    await waitFor200(node);
+    await sleep(5000);
+    const bareStartNoJobs = rssMiB(node.child.pid!);
+    await stopNode(node);
     node = null;
     const alone = databaseUrl ? undefined : pgliteAlone(dataDir, path.join(work, "alone.json"));
-    return { db, start, restart, idleRestart, breakdownRestart, idleStart, idle, apiPeak: apiRun.peak, apiRps: apiRun.result, idleAfter, uploadPeak: up.peak, uploadMiBs: up.result, breakdownIdle, breakdownUploadPeak, alone };
+    return { db, start, restart, idleRestart, bareStartJobs, bareStartNoJobs, breakdownRestart, idleStart, idle, apiPeak: apiRun.peak, apiRps: apiRun.result, idleAfter, uploadPeak: up.peak, uploadMiBs: up.result, breakdownIdle, breakdownUploadPeak, alone };
   } finally {
     if (node) await stopNode(node);
     fs.rmSync(work, { recursive: true, force: true });
@@ -171,22 +183,22 @@ async function main() {
   const bare = bareNodeMiB();
   const rows: Row[] = [];
   try {
-    rows.push(await measure("PGlite", undefined, source, md5));
-    if (process.env.DATABASE_URL) {
+    if (ONLY !== "postgres") rows.push(await measure("PGlite", undefined, source, md5));
+    if (ONLY !== "pglite" && !process.env.DATABASE_URL) console.log("(DATABASE_URL unset: PostgreSQL skipped)");
+    if (ONLY !== "pglite" && process.env.DATABASE_URL) {
       const scratch = await scratchDatabase(process.env.DATABASE_URL, "bench_memory");
       try {
         rows.push(await measure("PostgreSQL", scratch.url, source, md5));
       } finally {
         await scratch.drop();
       }
-    } else {
-      console.log("(DATABASE_URL unset: PostgreSQL skipped)");
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
     agent.destroy();
   }
-  console.log(`\nbench/memory: RSS of the server process tree, MiB (${os.cpus().length} CPUs, node ${process.version}); a bare node process: ${bare.toFixed(0)} MiB`);
+  const knobs = ["MALLOC_ARENA_MAX", "NODE_OPTIONS"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(" ");
+  console.log(`\nbench/memory: RSS of the server process tree, MiB (${os.cpus().length} CPUs, node ${process.version}${knobs ? `, ${knobs}` : ""}); a bare node process: ${bare.toFixed(0)} MiB`);
   console.log(`${"database".padEnd(11)} ${"first 200".padStart(9)} ${"idle@start".padStart(10)} ${"idle".padStart(6)} ${"API peak".padStart(8)} ${"idle after".padStart(10)} ${`${UPLOAD_MIB} MiB upload peak`.padStart(20)} ${"upload".padStart(10)} ${"restarted: first 200".padStart(20)} ${"idle".padStart(6)}`);
   for (const r of rows) {
     console.log(
@@ -195,6 +207,7 @@ async function main() {
   }
   console.log("\nwhat the idle figure is made of (after seeding):");
   for (const r of rows) console.log(`  ${r.db}: RSS ${mib(r.breakdownIdle.rss)} MiB = ${describe(r.breakdownIdle)}, the rest code, native libraries and allocator`);
+  for (const r of rows) console.log(`  ${r.db}, existing data, 5 s after start, no request: ${r.bareStartJobs.toFixed(0)} MiB with the embedded executor, ${r.bareStartNoJobs.toFixed(0)} MiB with EASEL_JOBS_DISABLED=1`);
   for (const r of rows) console.log(`  ${r.db}, restarted on the existing data: RSS ${mib(r.breakdownRestart.rss)} MiB = ${describe(r.breakdownRestart)}`);
   for (const r of rows) console.log(`  ${r.db} at the upload's peak: RSS ${mib(r.breakdownUploadPeak.rss)} MiB, ${describe(r.breakdownUploadPeak)}`);
   for (const r of rows) if (r.alone) console.log(`  PGlite alone on the same data dir (200 × three reads): RSS ${mib(r.alone.rss)} MiB, ${describe(r.alone)}`);
