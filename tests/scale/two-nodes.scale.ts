@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import fs from "node:fs";
 import postgres from "postgres";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -172,5 +173,12 @@ describe("two nodes on one PostgreSQL and one bucket", () => {
     }
     expect(runs.length).toBeGreaterThan(0);
     expect(runs.map((r) => r.status)).toEqual(runs.map(() => "completed"));
+  });
+
+  it("no node keeps anything in its data dir: the state is all in PostgreSQL and the bucket", () => {
+    for (const node of cluster.nodes) {
+      const dir = node.env.EASEL_DATA_DIR!;
+      expect(fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }) : []).toEqual([]);
+    }
   });
 });
