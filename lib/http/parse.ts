@@ -43,7 +43,15 @@ export async function readBodyText(req: Request, max = MAX_JSON_BODY_BYTES): Pro
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch {
+      // The client went away (or the server cut a body that stopped arriving): what came is not a
+      // JSON document, and this is not a server failure.
+      throw new DomainError("invalid_json", "The request body ended before it was complete");
+    }
+    const { done, value } = next;
     if (done) break;
     total += value.byteLength;
     if (total > max) {
