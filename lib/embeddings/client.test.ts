@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeVector, startEmbeddingsServer, type FakeEmbeddings } from "../../tests/helpers/embeddings-server";
-import { embed, EmbeddingsError, MAX_INPUT_CHARS, unitVector } from "./client";
+import { embed, EmbeddingsError, MAX_INPUT_CHARS } from "./client";
+import { unitVector } from "./vector";
 import type { EmbeddingsConfig } from "./config";
 
 let fake: FakeEmbeddings;

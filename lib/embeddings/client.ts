@@ -2,23 +2,15 @@ import { z } from "zod";
 import { safeFetch } from "../net/safe-fetch";
 import { UrlGuardError } from "../net/url-guard";
 import type { EmbeddingsConfig } from "./config";
+import { EmbeddingsError } from "./errors";
+import { unitVector } from "./vector";
+
+export { EmbeddingsError, type EmbeddingsFailure } from "./errors";
 
 /** Longest text sent, in characters: under the 8k-token context of common embedding models. */
 export const MAX_INPUT_CHARS = 8000;
 /** Largest vector accepted (today's models use 256 to 3072 dimensions). */
 const MAX_DIMENSIONS = 8192;
-
-export type EmbeddingsFailure = "network" | "timeout" | "status" | "malformed";
-
-export class EmbeddingsError extends Error {
-  constructor(
-    readonly reason: EmbeddingsFailure,
-    message: string,
-  ) {
-    super(message);
-    this.name = "EmbeddingsError";
-  }
-}
 
 /** The part of the OpenAI embeddings answer Easel reads; other fields (usage, object…) are ignored. */
 const EmbeddingsAnswer = z.object({
@@ -26,13 +18,6 @@ const EmbeddingsAnswer = z.object({
     .array(z.object({ embedding: z.array(z.number()).min(1).max(MAX_DIMENSIONS), index: z.number().int().min(0).optional() }))
     .min(1),
 });
-
-/** `v` scaled to length 1, so the dot product of two stored vectors is their cosine similarity. */
-export function unitVector(v: number[]): number[] {
-  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-  if (!(norm > 0) || !Number.isFinite(norm)) throw new EmbeddingsError("malformed", "The embeddings service answered a zero vector");
-  return v.map((x) => x / norm);
-}
 
 /**
  * Embeds `inputs` with the configured OpenAI-compatible service: one POST, `timeoutMs` for the

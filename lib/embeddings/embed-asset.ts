@@ -4,6 +4,7 @@ import { assetEmbeddings, assets } from "../db/schema";
 import { embed, EmbeddingsError } from "./client";
 import type { EmbeddingsConfig } from "./config";
 import { embeddingText, sourceHash } from "./asset-text";
+import { packVector } from "./vector";
 
 export type EmbedResult = { status: "embedded" | "unchanged" | "gone" } | { status: "failed"; reason: string };
 
@@ -30,7 +31,7 @@ export async function embedAsset(deps: Deps, config: EmbeddingsConfig, assetId: 
     console.warn(`[easel] no embedding for asset ${assetId} (${err.reason}): ${err.message}`);
     return { status: "failed", reason: err.reason };
   }
-  const row = { assetId, model: config.model, vector, sourceHash: hash, createdAt: deps.clock() };
+  const row = { assetId, model: config.model, vector: packVector(vector), sourceHash: hash, createdAt: deps.clock() };
   try {
     await deps.db.insert(assetEmbeddings).values(row).onConflictDoUpdate({ target: assetEmbeddings.assetId, set: { model: row.model, vector: row.vector, sourceHash: row.sourceHash, createdAt: row.createdAt } });
   } catch (err) {

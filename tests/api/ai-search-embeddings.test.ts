@@ -6,6 +6,7 @@ import * as aiRoute from "../../app/v1/[slug]/ai_search/route";
 import { assetEmbeddings, type Asset, type Workspace } from "../../lib/db/schema";
 import { embedAsset } from "../../lib/embeddings/embed-asset";
 import { embeddingsConfig } from "../../lib/embeddings/config";
+import { unpackVector } from "../../lib/embeddings/vector";
 import { resetEnvCache } from "../../lib/env";
 import { processAssetJob } from "../../lib/media/process-asset.job";
 import { call } from "../helpers/call-route";
@@ -87,8 +88,9 @@ describe("with an embeddings service", () => {
     expect(await runProcessing(asset.id)).toMatchObject({ status: "processed" });
     const stored = await vectorOf(asset.id);
     expect(stored).toMatchObject({ model: MODEL });
-    expect(stored.vector).toHaveLength(DIMENSIONS);
-    expect(Math.hypot(...stored.vector)).toBeCloseTo(1, 5);
+    const vector = unpackVector(stored.vector);
+    expect(vector).toHaveLength(DIMENSIONS);
+    expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
     // What was embedded: the words and what processing measured (kind, shape, colour).
     expect(fake.inputs.at(-1)).toBe("Kitten asleep, a feline nap\nimage (image/png), 40×60, portrait, mostly red");
     const calls = fake.requests.length;
@@ -123,6 +125,23 @@ describe("with an embeddings service", () => {
     expect(tokens(await ai("canine photos that are not yellow"))).toEqual([]);
     const noWords = await ai("landscape photos");
     expect(noWords.body.explanation).toBe("Looking for image files, landscape orientation.");
+  });
+
+  it("pages a ranking by meaning like any other", async () => {
+    configure(true);
+    // "retriever" matches the dog by its words; "harbor" finds the harbour by meaning alone.
+    const q = "harbor retriever";
+    const all = await call(aiRoute.GET, { path: `/v1/${ws.slug}/ai_search?per_page=100&query=${encodeURIComponent(q)}`, token, params: { slug: ws.slug } });
+    expect(tokens(all)).toEqual(expect.arrayContaining([dog.token, harbour.token]));
+    const paged: string[] = [];
+    for (let page = 1; page <= tokens(all).length; page++) {
+      const res = await call(aiRoute.GET, { path: `/v1/${ws.slug}/ai_search?per_page=1&page=${page}&query=${encodeURIComponent(q)}`, token, params: { slug: ws.slug } });
+      expect(res.body.pagy).toMatchObject({ current_page: page, page_items: 1, total_count: tokens(all).length });
+      paged.push(...tokens(res));
+    }
+    expect(paged).toEqual(tokens(all));
+    const scores = all.body.data.map((a: { score: number }) => a.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
   for (const mode of ["error", "malformed", "wrong-shape", "down"] as const) {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt, not, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, gte, inArray, lt, not, or, sql, type SQL } from "drizzle-orm";
 import type { Deps } from "../../deps";
 import { assets } from "../../db/schema";
 import { assetWhere, type AssetFilter } from "../../assets/list-assets";
@@ -9,7 +9,7 @@ import type { AiSearchPage } from "../../openapi/schemas/assets";
 import { offsetOf, pagy, type Page } from "../../http/pagination";
 import { embeddingsConfig } from "../../embeddings/config";
 import { parseQuery, type Intent, type MediaKind } from "./parse-query";
-import { semanticFor, similarityJoin, type Semantic } from "./semantic";
+import { rankByMeaning, semanticFor, type Semantic } from "./semantic";
 
 const kindCondition = (k: MediaKind): SQL => (k === "pdf" ? sql`${assets.mediaType} = 'application/pdf'` : sql`${assets.mediaType} like ${`${k}/%`}`);
 const mediaNumber = (field: string) => sql`nullif(${assets.media}->>${field}, '')::float8`;
@@ -55,39 +55,14 @@ async function byFullText(deps: Deps, base: SQL | undefined, intent: Intent, pag
   return [rows, total];
 }
 
-/**
- * Parser, full text and meaning: an asset is in when its words match or its vector is at least
- * `minSimilarity` close to the query's; score = full-text rank + similarity.
- */
+/** Parser, full text and meaning (lib/search/ai/semantic.ts): ranked in full, then the page's rows read. */
 async function byMeaning(deps: Deps, base: SQL | undefined, intent: Intent, semantic: Extract<Semantic, { state: "on" }>, page: Page): Promise<[Hit[], number]> {
-  const query = tsq(intent.words, "|");
-  const matched = sql<boolean>`${assets.search} @@ ${query}`;
-  const similarity = similarityJoin(deps.db, semantic);
-  const scored = deps.db
-    .select({
-      id: assets.id,
-      matched: matched.as("matched"),
-      rank: sql<number>`case when ${matched} then ts_rank(${assets.search}, ${query}) else 0 end`.as("rank"),
-      similarity: similarity.similarity,
-    })
-    .from(assets)
-    .leftJoinLateral(similarity, sql`true`)
-    .where(base)
-    .as("scored");
-  const admitted = sql`(${scored.matched} or ${scored.similarity} >= ${semantic.minSimilarity})`;
-  const score = sql<number>`(${scored.rank} + greatest(coalesce(${scored.similarity}, 0), 0))`;
-  const [rows, [{ total }]] = await Promise.all([
-    deps.db
-      .select({ asset: assets, score })
-      .from(scored)
-      .innerJoin(assets, eq(assets.id, scored.id))
-      .where(admitted)
-      .orderBy(desc(score), desc(assets.createdAt), desc(assets.id))
-      .limit(page.perPage)
-      .offset(offsetOf(page)),
-    deps.db.select({ total: count() }).from(scored).where(admitted),
-  ]);
-  return [rows, total];
+  const ranked = await rankByMeaning(deps.db, base, tsq(intent.words, "|"), semantic);
+  const slice = ranked.slice(offsetOf(page), offsetOf(page) + page.perPage);
+  const rows = slice.length ? await deps.db.select().from(assets).where(inArray(assets.id, slice.map((r) => r.id))) : [];
+  const byId = new Map(rows.map((a) => [a.id, a]));
+  // A row deleted between the two reads is left out of the page.
+  return [slice.flatMap((r) => (byId.has(r.id) ? [{ asset: byId.get(r.id)!, score: r.score }] : [])), ranked.length];
 }
 
 function explain(intent: Intent, semantic: Semantic): string {
