@@ -309,5 +309,5 @@ describe("fuzzing every /v1 route", () => {
     console.log(`[fuzz] seed=${SEED} requests=${cases.length} operations=${ops.length}+catch-alls 5xx=${fiveXx} rejected=${rejected} (state unchanged for all: ${rejected - compared} wrote nothing, ${compared} took a transaction id and were compared table by table) failures=${failures.length} in ${seconds.toFixed(1)} s; statuses ${statuses}`);
     expect(failures.slice(0, 20)).toEqual([]);
     expect(cases.length).toBeGreaterThanOrEqual(Math.min(RUNS, 10_000));
-  }, 300_000);
+  }, 600_000); // 90-120 s alone; over 300 s when the machine was shared (load ≈ 20)
 });
