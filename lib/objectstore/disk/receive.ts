@@ -1,6 +1,7 @@
 import crypto, { type Hash } from "node:crypto";
 import fs, { type FileHandle } from "node:fs/promises";
 import type { Layout } from "./layout";
+import { openWorkerSink, type BodySink } from "./write-worker";
 
 /** Why a request body could not be stored. Each protocol maps these to its own error answers. */
 export class BodyError extends Error {
@@ -120,36 +121,77 @@ function isStreamAbort(err: unknown): boolean {
   return true;
 }
 
+/** Streams `body` into `sink`, at most `maxBytes` of it. Answers the bytes handed over. */
+async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise<number> {
+  let total = 0;
+  try {
+    if (body) {
+      for await (const chunk of iterate(body)) {
+        total += chunk.length;
+        if (total > maxBytes) throw new BodyError("too_large", `the body is larger than ${maxBytes} bytes`);
+        const full = sink.push(chunk);
+        if (full) await full;
+      }
+    }
+    return total;
+  } catch (err) {
+    if (err instanceof BodyError) throw err;
+    if (isStreamAbort(err)) throw new BodyError("aborted", "the client closed the connection before the body ended");
+    throw err;
+  }
+}
+
 /**
  * Receives a whole body into a new file under .tmp, computing its md5 (and sha256 when the request
  * declared one) on the way, flushed to disk before returning. On any failure the file is removed:
  * a body that did not fully arrive leaves nothing behind.
+ *
+ * The hashing and writing run on a write worker (write-worker.ts) while this thread reads the
+ * body; `transfer` says the body's chunks are this caller's alone (a request's), so they move
+ * there without a copy. Where no worker can run, both happen here.
  */
 export async function receiveToTemp(
   lay: Layout,
   body: Body,
-  opts: { maxBytes: number; expectedLength: number | null; sha256: boolean },
+  opts: { maxBytes: number; expectedLength: number | null; sha256: boolean; transfer?: boolean },
 ): Promise<Received> {
   await fs.mkdir(lay.tmpDir, { recursive: true });
   const file = lay.tmpFile();
   const fh = await fs.open(file, "wx");
   let open = true;
+  let sink: BodySink | null = null;
   try {
-    const md5 = crypto.createHash("md5");
-    const sha = opts.sha256 ? crypto.createHash("sha256") : null;
     const max = opts.expectedLength ?? opts.maxBytes;
     if (opts.expectedLength !== null && opts.expectedLength > opts.maxBytes) {
       throw new BodyError("too_large", `the body is larger than ${opts.maxBytes} bytes`);
     }
-    const { written: size } = await pumpBody(fh, 0, body, { hashes: sha ? [md5, sha] : [md5], maxBytes: max });
-    if (opts.expectedLength !== null && size !== opts.expectedLength) {
-      throw new BodyError("incomplete", `received ${size} of ${opts.expectedLength} bytes`);
+    sink = openWorkerSink(fh.fd, { sha256: opts.sha256, transfer: opts.transfer ?? false });
+    let received: Omit<Received, "path">;
+    if (sink) {
+      const size = await pumpToSink(body, sink, max);
+      if (opts.expectedLength !== null && size !== opts.expectedLength) {
+        throw new BodyError("incomplete", `received ${size} of ${opts.expectedLength} bytes`);
+      }
+      const done = await sink.finish();
+      sink = null;
+      received = { size: done.written, md5: done.md5, sha256: done.sha256 };
+    } else {
+      const md5 = crypto.createHash("md5");
+      const sha = opts.sha256 ? crypto.createHash("sha256") : null;
+      const { written: size } = await pumpBody(fh, 0, body, { hashes: sha ? [md5, sha] : [md5], maxBytes: max });
+      if (opts.expectedLength !== null && size !== opts.expectedLength) {
+        throw new BodyError("incomplete", `received ${size} of ${opts.expectedLength} bytes`);
+      }
+      received = { size, md5: md5.digest(), sha256: sha ? sha.digest("hex") : null };
     }
+    // One flush per body, after its last write: the bytes are on disk before they count.
     await fh.datasync();
     open = false;
     await fh.close();
-    return { path: file, size, md5: md5.digest(), sha256: sha ? sha.digest("hex") : null };
+    return { path: file, ...received };
   } catch (err) {
+    // The worker may still be writing to this descriptor: close it only once it has stopped.
+    if (sink) await sink.discard();
     if (open) await fh.close().catch(() => undefined);
     await fs.rm(file, { force: true });
     throw err;

@@ -24,6 +24,7 @@ export async function receiveObjectBody(lay: Layout, req: Request, payload: Payl
       maxBytes: MAX_PUT_BYTES,
       expectedLength: contentLength(req),
       sha256: payload.kind === "sha256",
+      transfer: true, // a request's body: its chunks are read by nothing else
     });
   } catch (err) {
     throw err instanceof BodyError ? bodyErrorToS3(err) : err;
