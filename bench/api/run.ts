@@ -34,7 +34,8 @@ async function waitReady(child: ChildProcess): Promise<number> {
   for (;;) {
     if (child.exitCode !== null) throw new Error("easel exited during start-up");
     try {
-      const r = await fetch(`http://127.0.0.1:${EASEL_PORT}/v1/bench/boards`);
+      // No idle keep-alive socket may outlive the wait: the server closes it after 5 s, racing the next request.
+      const r = await fetch(`http://127.0.0.1:${EASEL_PORT}/v1/bench/boards`, { headers: { connection: "close" } });
       await r.arrayBuffer();
       return Date.now() - t0;
     } catch {
@@ -67,7 +68,7 @@ function cli(...args: string[]): string {
 }
 
 async function api(token: string, method: string, p: string, body?: unknown) {
-  const r = await fetch(`http://127.0.0.1:${EASEL_PORT}${p}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`http://127.0.0.1:${EASEL_PORT}${p}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", connection: "close" }, body: body === undefined ? undefined : JSON.stringify(body) });
   const j = await r.json().catch(() => null);
   if (!r.ok) throw new Error(`${method} ${p} → ${r.status} ${JSON.stringify(j)}`);
   return j;

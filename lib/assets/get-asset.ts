@@ -1,5 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db";
+import { prepared } from "../db/prepared";
 import { assets, type Asset, type Workspace } from "../db/schema";
 import { notFound } from "../errors";
 import type { MediaLinker } from "../media/links";
@@ -7,11 +8,15 @@ import { boardTokensByAsset } from "./board-tokens";
 import { toAssetJson, type AssetJson } from "./present";
 
 export async function findAsset(db: DbOrTx, workspaceId: number, token: string): Promise<Asset | null> {
-  const [row] = await db
-    .select()
-    .from(assets)
-    .where(and(eq(assets.workspaceId, workspaceId), eq(assets.token, token)))
-    .limit(1);
+  const byToken = prepared(db, "asset_by_token", (d) =>
+    d
+      .select()
+      .from(assets)
+      .where(and(eq(assets.workspaceId, sql.placeholder("workspaceId")), eq(assets.token, sql.placeholder("token"))))
+      .limit(1)
+      .prepare("asset_by_token"),
+  );
+  const [row] = await byToken.execute({ workspaceId, token });
   return row ?? null;
 }
 

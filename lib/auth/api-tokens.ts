@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
+import { prepared } from "../db/prepared";
 import { apiTokens, workspaces, type Scope, type Workspace } from "../db/schema";
 
 export const API_TOKEN_PREFIX = "easel_";
@@ -51,12 +52,16 @@ export type LiveApiToken = { id: number; scopes: Scope[]; webhooks: boolean; pre
 /** One indexed lookup by hash: the token and its workspace, or null when unknown or revoked. */
 export async function findLiveApiToken(db: Db, raw: string): Promise<LiveApiToken | null> {
   if (!raw.startsWith(API_TOKEN_PREFIX)) return null;
-  const [row] = await db
-    .select({ token: apiTokens, workspace: workspaces })
-    .from(apiTokens)
-    .innerJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
-    .where(and(eq(apiTokens.tokenHash, hashToken(raw)), isNull(apiTokens.revokedAt)))
-    .limit(1);
+  const byHash = prepared(db, "live_api_token", (d) =>
+    d
+      .select({ token: apiTokens, workspace: workspaces })
+      .from(apiTokens)
+      .innerJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
+      .where(and(eq(apiTokens.tokenHash, sql.placeholder("hash")), isNull(apiTokens.revokedAt)))
+      .limit(1)
+      .prepare("live_api_token"),
+  );
+  const [row] = await byHash.execute({ hash: hashToken(raw) });
   if (!row) return null;
   return { id: row.token.id, scopes: row.token.scopes, webhooks: row.token.webhooks, prefix: row.token.tokenPrefix, workspace: row.workspace };
 }

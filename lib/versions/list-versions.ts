@@ -1,6 +1,7 @@
-import { and, desc, eq, gt, lte } from "drizzle-orm";
+import { and, desc, eq, gt, lte, sql } from "drizzle-orm";
 import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
+import { prepared } from "../db/prepared";
 import { assetVersions, type Workspace } from "../db/schema";
 import { offsetOf, pagy, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
@@ -21,11 +22,15 @@ export async function listVersions(
   const asset = await getAssetOrThrow(deps.db, input.workspace, input.token);
   const total = asset.nextVersionNumber - 1;
   const newest = total - offsetOf(input.page);
-  const rows = await deps.db
-    .select()
-    .from(assetVersions)
-    .where(and(eq(assetVersions.assetId, asset.id), lte(assetVersions.versionNumber, newest), gt(assetVersions.versionNumber, newest - input.page.perPage)))
-    .orderBy(desc(assetVersions.versionNumber));
+  const page = prepared(deps.db, "versions_by_number_range", (d) =>
+    d
+      .select()
+      .from(assetVersions)
+      .where(and(eq(assetVersions.assetId, sql.placeholder("assetId")), lte(assetVersions.versionNumber, sql.placeholder("newest")), gt(assetVersions.versionNumber, sql.placeholder("oldestExcluded"))))
+      .orderBy(desc(assetVersions.versionNumber))
+      .prepare("versions_by_number_range"),
+  );
+  const rows = await page.execute({ assetId: asset.id, newest, oldestExcluded: newest - input.page.perPage });
   const now = deps.clock();
   const ctx = { surface: input.surface, workspace: input.workspace, now, assetToken: asset.token, link: input.link };
   return {

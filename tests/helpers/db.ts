@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, inject } from "vitest";
 import * as schema from "../../lib/db/schema";
 import type { Db } from "../../lib/db";
+import { postgresDb } from "../../lib/db/client";
 import { migratePostgresDb } from "../../lib/db/migrate";
 
 export type TestDb = { db: Db; kind: "pglite" | "postgres"; pg?: PGlite };
@@ -38,19 +38,19 @@ async function open(isolated: boolean): Promise<TestDb> {
     const url = new URL(target.url);
     url.pathname = `/${name}`;
     const client = postgres(url.toString(), { onnotice: () => undefined, max: 10 });
-    const db = drizzlePostgres(client, { schema });
-    await migratePostgresDb(db);
+    const db = postgresDb(client);
+    await migratePostgresDb(db as never);
     closeCurrent = async () => {
       await client.end({ timeout: 5 });
       await admin.unsafe(`drop database if exists ${name}`);
       await admin.end({ timeout: 5 });
     };
-    return { db: db as unknown as Db, kind: "postgres" };
+    return { db, kind: "postgres" };
   }
   if (target.kind === "postgres") {
     const client = postgres(target.url, { onnotice: () => undefined, max: 10 });
     closeCurrent = () => client.end({ timeout: 5 });
-    return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: "postgres" };
+    return { db: postgresDb(client), kind: "postgres" };
   }
   const blob = new Blob([fs.readFileSync(target.dump)]);
   const pg = await PGlite.create({ loadDataDir: blob });
