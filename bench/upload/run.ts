@@ -3,7 +3,7 @@
  * loopback — prepare (the S3 driver: CreateMultipartUpload + presigned part URLs) → parallel part
  * PUTs → complete (the driver: ListParts + CompleteMultipartUpload) → md5 — compared with `dd
  * conv=fdatasync` of the same bytes on the same disk and with the same upload through s3rver.
- * Each server runs in its own process; its peak RSS growth during the upload is reported.
+ * Each server runs in its own process; its peak RSS growth and CPU time during the upload are reported.
  *
  *   npx tsx bench/upload/run.ts [--size-mib 1024] [--concurrency 4] [--runs 3] [--dir DIR]
  *
@@ -54,8 +54,16 @@ function makeSource(file: string): string {
   return md5.digest("hex");
 }
 
-async function runDd(source: string, dir: string): Promise<number> {
+/** CPU seconds used by this process's waited-for children (cutime + cstime): dd's own CPU. */
+function childrenCpuSeconds(): number {
+  const stat = fs.readFileSync("/proc/self/stat", "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[13]) + Number(f[14])) / 100;
+}
+
+async function runDd(source: string, dir: string): Promise<{ seconds: number; cpu: number }> {
   const target = path.join(dir, "dd.out");
+  const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
   await new Promise<void>((resolve, reject) => {
     const child = spawn("dd", [`if=${source}`, `of=${target}`, "bs=8M", "conv=fdatasync"], { stdio: ["ignore", "ignore", "pipe"] });
@@ -65,7 +73,7 @@ async function runDd(source: string, dir: string): Promise<number> {
   });
   const seconds = (performance.now() - started) / 1000;
   fs.rmSync(target, { force: true });
-  return seconds;
+  return { seconds, cpu: childrenCpuSeconds() - cpuBefore };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -75,17 +83,24 @@ type Server = { child: ChildProcess; endpoint: string };
 
 async function startServer(kind: "embedded" | "s3rver", dir: string, keys: { accessKeyId: string; secretAccessKey: string }): Promise<Server> {
   const script = path.join(import.meta.dirname, "serve.ts");
-  const child = spawn(process.execPath, ["--import", "tsx", script, kind, dir, keys.accessKeyId, keys.secretAccessKey], {
+  // --server-flags "…": node flags for both servers (e.g. --cpu-prof --cpu-prof-dir DIR, --trace-gc);
+  // what the servers print after starting goes to stderr.
+  const flags = args["server-flags"]?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", script, kind, dir, keys.accessKeyId, keys.secretAccessKey], {
     stdio: ["ignore", "pipe", "inherit"],
     cwd: path.resolve(import.meta.dirname, "../.."),
   });
   const endpoint = await new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
+    const onData = (d: Buffer) => {
       out += d;
       const m = /READY (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
+      if (!m) return;
+      child.stdout!.off("data", onData);
+      child.stdout!.on("data", (more: Buffer) => process.stderr.write(more));
+      resolve(m[1]);
+    };
+    child.stdout!.on("data", onData);
     child.on("exit", (code) => reject(new Error(`${kind} server exited (${code})`)));
   });
   return { child, endpoint };
@@ -94,6 +109,16 @@ async function startServer(kind: "embedded" | "s3rver", dir: string, keys: { acc
 function rssKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+}
+
+/** CPU seconds (user + system) a process has used so far: all its threads, and its main thread alone. */
+function cpuSeconds(pid: number): { total: number; main: number } {
+  const ticks = (file: string) => {
+    const stat = fs.readFileSync(file, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  };
+  return { total: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** Resets the kernel's peak-RSS mark of a process to its current RSS (Linux clear_refs). */
@@ -132,7 +157,7 @@ async function putParts(urls: string[], partSize: number, file: string): Promise
   return etags;
 }
 
-type Result = { seconds: number; partsSeconds: number; completeSeconds: number; rssGrowthMb: number; md5: string | null };
+type Result = { seconds: number; partsSeconds: number; completeSeconds: number; rssGrowthMb: number; md5: string | null; cpu: { total: number; main: number } | null };
 
 async function upload(server: Server, keys: { accessKeyId: string; secretAccessKey: string }, source: string, kind: "embedded" | "s3rver", run: number): Promise<Result> {
   const client = makeS3Client({ endpoint: server.endpoint, region: "us-east-1", bucket: "easel", forcePathStyle: true, credentials: keys, embedded: kind === "embedded" });
@@ -147,6 +172,7 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   const rssBefore = rssKb(pid, "VmRSS");
   if (run === 1) console.log(`${kind}: server RSS ${(coldRss / 1024).toFixed(0)} MB at start, ${(rssBefore / 1024).toFixed(0)} MB after a 9 MiB multipart warm-up`);
   resetPeak(pid);
+  const cpuBefore = cpuSeconds(pid);
 
   const key = `bench/run-${run}.bin`;
   const started = performance.now();
@@ -164,8 +190,10 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   }
   const done = performance.now();
   const rssGrowthMb = (rssKb(pid, "VmHWM") - rssBefore) / 1024;
+  const cpuAfter = cpuSeconds(pid);
   await driver.delete(key);
-  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5 };
+  const cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
+  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5, cpu };
 }
 
 /** The same upload through a running Easel's HTTP API (route handlers under next start). */
@@ -179,6 +207,7 @@ async function uploadThroughEasel(source: string, sourceMd5: string, run: number
   const pid = args["server-pid"] ? Number(args["server-pid"]) : null;
   const rssBefore = pid ? rssKb(pid, "VmRSS") : NaN;
   if (pid) resetPeak(pid);
+  const cpuBefore = pid ? cpuSeconds(pid) : null;
   const started = performance.now();
   const prepared = await api("/assets/upload_prepare", { asset: { title: `bench ${run}`, media_type: "application/octet-stream", size: SIZE } });
   const partsStarted = performance.now();
@@ -188,7 +217,8 @@ async function uploadThroughEasel(source: string, sourceMd5: string, run: number
   const done = performance.now();
   if (asset.md5 !== sourceMd5) throw new Error(`Easel recorded md5 ${String(asset.md5)}, the source's is ${sourceMd5}`);
   const rssGrowthMb = pid ? (rssKb(pid, "VmHWM") - rssBefore) / 1024 : NaN;
-  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5: String(asset.md5) };
+  const cpu = pid && cpuBefore ? (({ total, main }) => ({ total: total - cpuBefore.total, main: main - cpuBefore.main }))(cpuSeconds(pid)) : null;
+  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5: String(asset.md5), cpu };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,19 +238,23 @@ async function main() {
   const s3rverDir = path.join(dir, "s3rver");
   const embedded = await startServer("embedded", embeddedDir, keys);
   const s3rver = await startServer("s3rver", s3rverDir, S3RVER_CREDENTIALS);
-  const rows: { dd: number; embedded: Result; s3rver: Result; easel: Result | null }[] = [];
+  const rows: { dd: number; embedded: Result; s3rver: Result; easel: Result | null; load: number }[] = [];
   try {
     for (let run = 1; run <= RUNS; run++) {
+      // The machine may be shared: each run says how busy it was (1-minute load average).
+      const load = os.loadavg()[0];
       const dd = await runDd(source, dir);
       const e = await upload(embedded, keys, source, "embedded", run);
       if (e.md5 !== sourceMd5) throw new Error(`embedded store md5 ${e.md5} differs from the source's ${sourceMd5}`);
       const s = await upload(s3rver, S3RVER_CREDENTIALS, source, "s3rver", run);
       const n = args["easel-url"] ? await uploadThroughEasel(source, sourceMd5, run) : null;
-      rows.push({ dd, embedded: e, s3rver: s, easel: n });
+      rows.push({ dd: dd.seconds, embedded: e, s3rver: s, easel: n, load });
+      const cpu = (r: Result) => (r.cpu ? `, CPU ${r.cpu.total.toFixed(1)} s (main thread ${r.cpu.main.toFixed(1)} s)` : "");
       console.log(
-        `run ${run}: dd ${mbps(dd).toFixed(0)} MB/s | embedded ${mbps(e.seconds).toFixed(0)} MB/s (parts ${e.partsSeconds.toFixed(2)} s, complete+md5 ${e.completeSeconds.toFixed(2)} s, RSS +${e.rssGrowthMb.toFixed(1)} MB) | ` +
-          `s3rver ${mbps(s.seconds).toFixed(0)} MB/s (parts ${s.partsSeconds.toFixed(2)} s, complete ${s.completeSeconds.toFixed(2)} s, RSS +${s.rssGrowthMb.toFixed(1)} MB)` +
-          (n ? ` | Easel API via next start ${mbps(n.seconds).toFixed(0)} MB/s (parts ${n.partsSeconds.toFixed(2)} s, upload_complete ${n.completeSeconds.toFixed(2)} s, RSS +${n.rssGrowthMb.toFixed(1)} MB)` : ""),
+        `run ${run} (load ${load.toFixed(1)} -> ${os.loadavg()[0].toFixed(1)}): dd ${mbps(dd.seconds).toFixed(0)} MB/s (CPU ${dd.cpu.toFixed(1)} s)\n` +
+          `  embedded ${mbps(e.seconds).toFixed(0)} MB/s (parts ${e.partsSeconds.toFixed(2)} s, complete+md5 ${e.completeSeconds.toFixed(2)} s, RSS +${e.rssGrowthMb.toFixed(1)} MB${cpu(e)})\n` +
+          `  s3rver ${mbps(s.seconds).toFixed(0)} MB/s (parts ${s.partsSeconds.toFixed(2)} s, complete ${s.completeSeconds.toFixed(2)} s, RSS +${s.rssGrowthMb.toFixed(1)} MB${cpu(s)})` +
+          (n ? `\n  Easel API via next start ${mbps(n.seconds).toFixed(0)} MB/s (parts ${n.partsSeconds.toFixed(2)} s, upload_complete ${n.completeSeconds.toFixed(2)} s, RSS +${n.rssGrowthMb.toFixed(1)} MB${cpu(n)})` : ""),
       );
     }
   } finally {
@@ -232,7 +266,8 @@ async function main() {
   const emb = mbps(median(rows.map((r) => r.embedded.seconds)));
   const s3r = mbps(median(rows.map((r) => r.s3rver.seconds)));
   const rss = Math.max(...rows.map((r) => r.embedded.rssGrowthMb));
-  console.log("\nmedian of runs (MB = MiB):");
+  const loads = rows.map((r) => r.load);
+  console.log(`\nmedian of runs (MB = MiB; load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} at the runs' starts):`);
   console.log(`  dd conv=fdatasync        ${dd.toFixed(0)} MB/s`);
   console.log(`  embedded store           ${emb.toFixed(0)} MB/s   = ${(emb / dd).toFixed(2)} x dd (target >= 0.8), ${(emb / s3r).toFixed(2)} x s3rver (target >= 2)`);
   console.log(`  s3rver                   ${s3r.toFixed(0)} MB/s`);
