@@ -4,10 +4,13 @@
  *   npx tsx bench/jobs/run.ts                       PGlite in memory, calls over loopback HTTP
  *   BENCH_DATABASE_URL=postgres://… npx tsx bench/jobs/run.ts
  *   BENCH_RUNS=1000 BENCH_CONCURRENCY=4 BENCH_TRANSPORT=http|inprocess
+ * Per run it also counts the SQL statements the app issued (transactions add a BEGIN and a COMMIT
+ * each, counted apart) and the calls the executor made to the serve route, over the burst.
  * Latency is from the start of `send()` to the start of the run's first step body: under load
  * (the burst of RUNS sends) and unloaded (BENCH_SEQUENTIAL sends, each after the previous run's
  * step started).
  */
+import os from "node:os";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -18,7 +21,7 @@ import type { Db } from "../../lib/db";
 import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
 import * as schema from "../../lib/db/schema";
 import { jobsClientOptions } from "../../lib/jobs/client";
-import { Executor, httpTransport, inProcessTransport, signingKeyFromSecret } from "../../lib/jobs/executor";
+import { Executor, httpTransport, inProcessTransport, signingKeyFromSecret, type Transport } from "../../lib/jobs/executor";
 import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
@@ -26,19 +29,67 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const TRANSPORT = process.env.BENCH_TRANSPORT ?? "http";
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
 
+/** SQL statements and transactions issued through the app's database handle, and serve-route calls. */
+const counts = { statements: 0, transactions: 0, calls: 0 };
+const logger = { logQuery: () => void counts.statements++ };
+
+function countTransactions(db: Db): Db {
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn: never, config?: never) => (counts.transactions++, transaction(fn, config))) as Db["transaction"];
+  return db;
+}
+
+/** BENCH_SQL_TIMES=1 (PGlite): where the database time goes, by statement (its first 90 characters). */
+const sqlTimes = new Map<string, { n: number; ms: number }>();
+function timeQueries(pg: PGlite) {
+  type Query = PGlite["query"];
+  const timed = (query: Query): Query =>
+    (async (text: string, ...rest: unknown[]) => {
+      const t = performance.now();
+      try {
+        return await (query as (...a: unknown[]) => Promise<unknown>)(text, ...rest);
+      } finally {
+        const key = text.replace(/\s+/g, " ").slice(0, 90);
+        const e = sqlTimes.get(key) ?? { n: 0, ms: 0 };
+        e.n++;
+        e.ms += performance.now() - t;
+        sqlTimes.set(key, e);
+      }
+    }) as Query;
+  pg.query = timed(pg.query.bind(pg));
+  const transaction = pg.transaction.bind(pg);
+  pg.transaction = ((fn: (tx: { query: Query }) => Promise<unknown>) =>
+    transaction((tx) => {
+      tx.query = timed(tx.query.bind(tx));
+      return fn(tx);
+    })) as PGlite["transaction"];
+}
+
+function printSqlTimes() {
+  if (!sqlTimes.size) return;
+  for (const [key, e] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) {
+    console.log(`  ${e.ms.toFixed(0).padStart(7)} ms ${String(e.n).padStart(6)}× ${(e.ms / e.n).toFixed(2).padStart(6)} ms  ${key}`);
+  }
+}
+
+function countCalls(transport: Transport): Transport {
+  return (req) => (counts.calls++, transport(req));
+}
+
 async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Promise<void> }> {
   const url = process.env.BENCH_DATABASE_URL;
   if (url) {
     const client = postgres(url, { onnotice: () => undefined, max: 10 });
-    const db = drizzlePostgres(client, { schema });
+    const db = drizzlePostgres(client, { schema, logger });
     await migratePostgresDb(db as never);
     await db.execute("truncate job_events, job_runs, job_functions, job_crons cascade" as never);
-    return { db: db as unknown as Db, kind: "postgres", close: () => client.end() };
+    return { db: countTransactions(db as unknown as Db), kind: "postgres", close: () => client.end() };
   }
   const pg = await PGlite.create();
-  const db = drizzlePglite(pg, { schema });
+  if (process.env.BENCH_SQL_TIMES) timeQueries(pg);
+  const db = drizzlePglite(pg, { schema, logger });
   await migratePgliteDb(db as never);
-  return { db: db as unknown as Db, kind: "pglite (in memory)", close: () => pg.close() };
+  return { db: countTransactions(db as unknown as Db), kind: "pglite (in memory)", close: () => pg.close() };
 }
 
 function percentile(sorted: number[], p: number) {
@@ -65,6 +116,9 @@ const noopBody = (n: number) => {
 async function baseline() {
   started.clear();
   const sentAt: number[] = [];
+  Object.assign(counts, { statements: 0, transactions: 0, calls: 0 });
+  sqlTimes.clear();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let n = 0; n < RUNS; n++) {
     sentAt[n] = performance.now();
@@ -94,7 +148,7 @@ async function executor() {
     clock: () => new Date(),
     signingKey,
     serveUrl: http?.url ?? "http://127.0.0.1:1/api/inngest",
-    transport: http ? httpTransport() : inProcessTransport(handlers),
+    transport: countCalls(http ? httpTransport() : inProcessTransport(handlers)),
     concurrency: CONCURRENCY,
     log: { info: () => undefined, warn: console.warn, error: console.error },
   });
@@ -102,6 +156,9 @@ async function executor() {
   ex.start();
 
   const sentAt: number[] = [];
+  Object.assign(counts, { statements: 0, transactions: 0, calls: 0 });
+  sqlTimes.clear();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let n = 0; n < RUNS; n++) {
     sentAt[n] = performance.now();
@@ -110,7 +167,10 @@ async function executor() {
   const sendMs = performance.now() - t0;
   await finished;
   const elapsed = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   const burst = summary("executor", sentAt.map((s, n) => started.get(n)! - s), elapsed);
+  const per = (n: number) => (n / RUNS).toFixed(1);
+  const burstCounts = `per run (send included): ${per(counts.statements)} SQL statements + ${per(counts.transactions)} transactions, ${per(counts.calls)} serve-route calls; ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(1)} ms of this process's CPU (less sensitive to the machine's load than runs/s)`;
 
   const unloaded: number[] = [];
   for (let n = RUNS; n < RUNS + SEQUENTIAL; n++) {
@@ -125,11 +185,14 @@ async function executor() {
   await http?.close();
   await close();
   console.log(`executor: ${kind}, ${TRANSPORT} calls, concurrency ${CONCURRENCY}; send() took ${(sendMs / RUNS).toFixed(2)} ms per event`);
+  console.log(burstCounts);
+  console.log(`load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  printSqlTimes();
   return { burst, quiet };
 }
 
 async function main() {
-  console.log(`bench/jobs: ${RUNS} no-op runs (one step.run each)`);
+  console.log(`bench/jobs: ${RUNS} no-op runs (one step.run each); load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   const base = await baseline();
   const { burst, quiet } = await executor();
   console.log(`ratio direct/executor: throughput ${(base.runsPerSec / burst.runsPerSec).toFixed(0)}×; latency under load p50 +${(burst.p50 - base.p50).toFixed(1)} ms, p99 +${(burst.p99 - base.p99).toFixed(1)} ms; unloaded p50 +${(quiet.p50 - base.p50).toFixed(1)} ms, p99 +${(quiet.p99 - base.p99).toFixed(1)} ms`);

@@ -7,6 +7,7 @@
  *   BENCH_CONCURRENCY=4 (EASEL_JOBS_CONCURRENCY of the server) BENCH_TRANSPORT=http|inprocess
  *   BENCH_DRAIN_SECONDS=120 (how long to wait for deliveries still queued after the sending ends)
  *   BENCH_FANOUT_SECONDS=600 (how long to wait for the fan-out's deliveries)
+ * Load averages are printed with each phase: on a shared machine the figures mean little without them.
  * 0. Baseline: the same 1,000 deliveries made by calling the delivery function directly.
  * 1. Fan-out: one asset_added event to BENCH_TRIGGERS triggers on one board; time from the send
  *    to the first, median and last delivery received.
@@ -151,7 +152,8 @@ async function main() {
   const receiver = await startReceiver();
   const ws = await createWorkspace(db, { slug: `bench-${newToken(6).toLowerCase()}`, name: "Bench", now: new Date() });
   const send = (assetId: number) => deps.jobs.send(assetChanged, { assetId, workspaceId: ws.id, kind: "asset_added", occurredAt: new Date().toISOString() });
-  console.log(`bench/webhooks: ${kind}, executor ${TRANSPORT} calls, concurrency ${CONCURRENCY}`);
+  const load = () => `load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+  console.log(`bench/webhooks: ${kind}, executor ${TRANSPORT} calls, concurrency ${CONCURRENCY}; ${load()}`);
 
   // 1. One event to many triggers.
   const [board] = await db.insert(schema.boards).values({ workspaceId: ws.id, token: newToken(), title: "Fan-out", createdAt: new Date(), updatedAt: new Date() }).returning();
@@ -177,16 +179,19 @@ async function main() {
   console.log(`direct    ${targets.length} deliveries by attemptDelivery, ${CONCURRENCY} at a time: ${(directMs / 1000).toFixed(2)} s (${((targets.length / directMs) * 1000).toFixed(1)} deliveries/s)`);
   receiver.arrivals.length = 0;
 
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await send(assetId);
   await receiver.until(() => new Set(receiver.arrivals.map((a) => a.path)).size >= TRIGGERS, t0 + FANOUT_MS);
+  const fanCpu = process.cpuUsage(cpu0);
   const fan = receiver.arrivals.map((a) => a.at - t0).sort((a, b) => a - b);
   const reached = new Set(receiver.arrivals.map((a) => a.path)).size;
   console.log(
     `fan-out   ${TRIGGERS} triggers, 1 event: ${reached}/${TRIGGERS} delivered; first ${(fan[0] / 1000).toFixed(2)} s, ` +
       `median ${(percentile(fan, 50) / 1000).toFixed(2)} s, last ${(fan[fan.length - 1] / 1000).toFixed(2)} s ` +
-      `(${((reached / fan[fan.length - 1]) * 1000).toFixed(1)} deliveries/s)`,
+      `(${((reached / fan[fan.length - 1]) * 1000).toFixed(1)} deliveries/s; ${((fanCpu.user + fanCpu.system) / 1000 / Math.max(1, reached)).toFixed(1)} ms of this process's CPU per delivery)`,
   );
+  console.log(`          ${load()}`);
   receiver.arrivals.length = 0;
 
   // 2. A steady stream of events to a few triggers.
@@ -225,6 +230,7 @@ async function main() {
       `throughput ${throughput.toFixed(1)} deliveries/s overall, ${((inWindow / (sendEnd - s0)) * 1000).toFixed(1)}/s while sending`,
   );
 
+  console.log(`          ${load()}`);
   await executor.stop(2000);
   await receiver.close();
   await served?.close();

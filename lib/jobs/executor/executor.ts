@@ -1,12 +1,13 @@
 import type { Clock } from "../../clock";
 import type { Db } from "../../db";
+import type { JobFunction } from "../../db/schema/jobs";
 import { callBody, interpretAnswer, type CallAnswer, type Outcome } from "./protocol";
 import { onWork, notifyWork } from "./signal";
 import { signedBody } from "./signing";
 import { fireDueCrons, nextCronAt } from "./store/crons";
-import { dropItem, functionCache, loadCallState, markRunStarted } from "./store/load";
-import { claimNext, nextDueAt, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
-import { settleCall, settleWake, unlease, type SettleInput } from "./store/settle";
+import { dropItem, functionCache, loadCallState, markRunStarted, type CallState } from "./store/load";
+import { claimBatch, nextDueAt, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
+import { settleCall, settleWake, unlease, type SettleInput, type Settled } from "./store/settle";
 import { syncFunctions, type SyncLog } from "./sync";
 import type { Transport } from "./transport";
 
@@ -141,18 +142,23 @@ export class Executor {
       const next = await nextCronAt(this.o.db);
       this.nextCronCheck = Math.min(next ? next.getTime() : Infinity, now.getTime() + 60_000);
     }
+    // One statement claims every free slot's item and loads what their calls need; when work is
+    // queued the loop comes straight back here (a finished call pokes it), without sleeping.
     while (this.running && this.inFlight.size < this.o.concurrency) {
-      const item = await claimNext(this.o.db, this.o.clock(), this.o.leaseMs);
-      if (!item) break;
-      if (!this.running) {
-        await unlease(this.o.db, item);
-        break;
+      const free = this.o.concurrency - this.inFlight.size;
+      const claims = await claimBatch(this.o.db, this.o.clock(), this.o.leaseMs, free);
+      for (const claim of claims) {
+        if (!this.running) {
+          await unlease(this.o.db, claim.item);
+          continue;
+        }
+        const task: Promise<void> = this.process(claim.item, claim.state).finally(() => {
+          this.inFlight.delete(task);
+          this.poke();
+        });
+        this.inFlight.add(task);
       }
-      const task: Promise<void> = this.process(item).finally(() => {
-        this.inFlight.delete(task);
-        this.poke();
-      });
-      this.inFlight.add(task);
+      if (claims.length < free) break;
     }
     if (!this.running || this.pending) return;
     let wait = this.o.pollMs;
@@ -181,14 +187,18 @@ export class Executor {
   }
 
   /** Makes the item's call, then the run's following calls for as long as settling hands them back. */
-  private async process(first: ClaimedItem) {
+  private async process(first: ClaimedItem, firstState: CallState | null) {
     let item: ClaimedItem | null = first;
+    let state: CallState | null = firstState;
     try {
       if (first.kind === "wake") return await settleWake(this.o.db, first, this.o.clock());
       while (item) {
-        const next: ClaimedItem | null = await this.callOnce(item);
+        const settled: Settled | null = await this.callOnce(item, state);
+        const next = settled?.next ?? null;
         if (next && !this.running) await unlease(this.o.db, next);
         item = this.running ? next : null;
+        // The settle reported the run as it now is: the next call goes out without reloading it.
+        state = item && state && settled?.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: [...state.steps, ...settled.state.memoized] } : null;
       }
     } catch (err) {
       // The item keeps its lease until it runs out, then runs again.
@@ -196,44 +206,48 @@ export class Executor {
     }
   }
 
-  private async callOnce(item: ClaimedItem): Promise<ClaimedItem | null> {
+  private async callOnce(item: ClaimedItem, known: CallState | null): Promise<Settled | null> {
     const { db, clock } = this.o;
-    const state = await loadCallState(db, item, this.functions);
+    const state = known ?? (await loadCallState(db, item));
     if (!state || state.run.status === "completed" || state.run.status === "failed") {
       await dropItem(db, item);
       return null;
     }
     const startedAt = clock();
-    if (!state.fn) {
+    // Measured on the monotonic clock: the application clock may be moved (the test clock) mid-call.
+    const t0 = performance.now();
+    const fn = await this.functions.get(state.run.functionId);
+    if (!fn) {
       const error = { name: "FunctionNotFound", message: `Function ${state.run.functionId} is no longer served` };
       return this.settle(item, { kind: "error", retriable: false, error }, 1, { status: 0, startedAt, durationMs: 0, requestVersion: null });
     }
-    if (state.run.status === "queued") await markRunStarted(db, item.runId, startedAt);
-    const answer = await this.call(item, state);
+    // A run claimed by claimBatch is marked started by the claim; one reloaded here may not be.
+    if (!known && state.run.status === "queued") await markRunStarted(db, item.runId, startedAt);
+    const answer = await this.call(item, state, fn);
     const outcome = interpretAnswer(answer, Date.now());
     const version = Number(answer.headers["x-inngest-req-version"]);
-    return this.settle(item, outcome, state.fn.maxAttempts, {
+    return this.settle(item, outcome, fn.maxAttempts, {
       status: answer.status,
       startedAt,
-      durationMs: clock().getTime() - startedAt.getTime(),
+      durationMs: Math.round(performance.now() - t0),
       requestVersion: Number.isInteger(version) ? version : null,
     });
   }
 
-  private async settle(item: ClaimedItem, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<ClaimedItem | null> {
-    const { next } = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call });
+  private async settle(item: ClaimedItem, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<Settled> {
+    const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call });
     // New work for other workers (planned steps, a failure handler's run) only appears when this one does not go on.
-    if (!next) notifyWork();
-    return next;
+    if (!settled.next) notifyWork();
+    return settled;
   }
 
-  private async call(item: ClaimedItem, state: NonNullable<Awaited<ReturnType<typeof loadCallState>>>): Promise<CallAnswer> {
+  private async call(item: ClaimedItem, state: CallState, fn: JobFunction): Promise<CallAnswer> {
     const payload = callBody({
       runId: state.run.id,
       event: state.event,
       steps: state.steps,
       attempt: item.attempt,
-      maxAttempts: state.fn!.maxAttempts,
+      maxAttempts: fn.maxAttempts,
       disableImmediateExecution: state.run.disableImmediateExecution,
       requestVersion: state.run.requestVersion,
     });
@@ -246,7 +260,7 @@ export class Executor {
     try {
       return await this.o.transport({
         method: "POST",
-        url: withStepId(state.fn!.url, item.stepId),
+        url: withStepId(fn.url, item.stepId),
         headers: { "content-type": "application/json", "x-inngest-signature": signature },
         body,
       });

@@ -17,6 +17,7 @@ export type SyncedFunction = {
  * restarts (a restart neither skips nor repeats a tick); a new or changed cron starts from now.
  */
 export async function saveSyncedFunctions(db: DbOrTx, fns: SyncedFunction[], now: Date) {
+  recent.delete(db);
   await db.transaction(async (tx) => {
     const ids = fns.map((f) => f.id);
     if (ids.length) await tx.delete(jobFunctions).where(notInArray(jobFunctions.id, ids));
@@ -37,6 +38,25 @@ export async function saveSyncedFunctions(db: DbOrTx, fns: SyncedFunction[], now
       await tx.insert(jobCrons).values({ ...w, nextAt }).onConflictDoNothing();
     }
   });
+}
+
+/** How long `recentFunctions` may answer from memory: a sync by another node applies to events stored here within this long. */
+export const FUNCTIONS_TTL_MS = 1000;
+const recent = new WeakMap<object, { at: number; fns: Promise<JobFunction[]> }>();
+
+/**
+ * The function set, read at most once a second per database handle: every stored event is
+ * matched against it, and it only changes when a node syncs (this process's own sync clears it).
+ * Inside a transaction it is read fresh.
+ */
+export function recentFunctions(db: DbOrTx): Promise<JobFunction[]> {
+  if ("rollback" in db) return loadFunctions(db);
+  const hit = recent.get(db);
+  if (hit && Date.now() - hit.at < FUNCTIONS_TTL_MS) return hit.fns;
+  const fns = loadFunctions(db);
+  recent.set(db, { at: Date.now(), fns });
+  fns.catch(() => recent.delete(db));
+  return fns;
 }
 
 export async function loadFunctions(db: DbOrTx, ids?: string[]): Promise<JobFunction[]> {

@@ -1,9 +1,9 @@
-import { eq } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../../../db";
+import { eq, inArray, sql } from "drizzle-orm";
+import { queryRows, type DbOrTx, type Tx } from "../../../db";
 import { jobEvents, jobQueue, jobRuns, type JobFunction } from "../../../db/schema/jobs";
 import { compileExpression, type Compiled } from "../expression";
 import { newId } from "../ids";
-import { loadFunctions } from "./functions";
+import { recentFunctions } from "./functions";
 
 /** An event as `inngest.send()` posts it to `/e/:key`. */
 export type IncomingEvent = { name: string; data?: Record<string, unknown>; id?: string; ts?: number; [k: string]: unknown };
@@ -59,24 +59,78 @@ export async function createRun(tx: Tx, fn: JobFunction, event: StoredEvent, now
   return id;
 }
 
+/** Events per statement: far below PostgreSQL's 65,535 bind parameters per statement. */
+const EVENTS_PER_STATEMENT = 1000;
+
+type EventRow = { id: string; name: string; payload: Record<string, unknown>; dedupeKey: string | null };
+type RunRow = { id: string; functionId: string; eventId: string; keys: { key: string; limit: number }[] };
+
+/**
+ * One statement stores a batch of events, the runs they start and the runs' first calls: the
+ * events that are new (not a dedupe key seen before) are the ones the runs join on, so a repeat
+ * starts nothing. A single statement is atomic without a transaction.
+ */
+async function insertBatch(db: DbOrTx, events: EventRow[], runs: RunRow[], now: Date): Promise<Set<string>> {
+  const at = now.toISOString();
+  const eventValues = events.map((e) => sql`(${e.id}, ${e.name}, ${JSON.stringify(e.payload)}::jsonb, ${e.dedupeKey}::text, ${at}::timestamptz)`);
+  const ctes = [sql`ev as (insert into job_events (id, name, payload, dedupe_key, received_at) values ${sql.join(eventValues, sql`, `)}
+    on conflict do nothing returning id)`];
+  if (runs.length) {
+    const runValues = runs.map((r) => sql`(${r.id}, ${r.functionId}, ${r.eventId}, ${JSON.stringify(r.keys)}::jsonb)`);
+    const queueValues = runs.map((r) => {
+      const c = ckeyColumns(r.keys);
+      return sql`(${r.id}, ${c.ckey1}::text, ${c.climit1}::int, ${c.ckey2}::text, ${c.climit2}::int)`;
+    });
+    ctes.push(sql`runs as (insert into job_runs (id, function_id, event_id, status, concurrency_keys, created_at)
+      select v.id, v.function_id, v.event_id, 'queued', v.keys, ${at}::timestamptz
+      from (values ${sql.join(runValues, sql`, `)}) as v(id, function_id, event_id, keys) join ev on ev.id = v.event_id
+      returning id)`);
+    ctes.push(sql`queued as (insert into job_queue (run_id, kind, step_id, attempt, available_at, ckey1, climit1, ckey2, climit2)
+      select v.run_id, 'call', 'step', 0, ${at}::timestamptz, v.ckey1, v.climit1, v.ckey2, v.climit2
+      from (values ${sql.join(queueValues, sql`, `)}) as v(run_id, ckey1, climit1, ckey2, climit2) join runs on runs.id = v.run_id)`);
+  }
+  const rows = await queryRows<{ id: string }>(db, sql`with ${sql.join(ctes, sql`, `)} select id from ev`);
+  return new Set(rows.map((r) => r.id));
+}
+
 /**
  * Stores events and starts a run of every function whose trigger matches, atomically: an event
  * is never stored without its runs. An event whose `id` was seen before starts nothing (the
- * sender's idempotency key). Answers the event ids, as the event API does.
+ * sender's idempotency key). Answers the event ids, as the event API does. However many events
+ * come at once (a fan-out sends hundreds), they take one statement per thousand.
  */
 export async function ingestEvents(db: DbOrTx, events: IncomingEvent[], now: Date): Promise<{ ids: string[]; runs: string[] }> {
-  return db.transaction(async (tx) => {
-    const fns = await loadFunctions(tx);
-    const ids: string[] = [];
-    const runs: string[] = [];
-    for (const incoming of events) {
-      const stored = await storeEvent(tx, incoming, now);
-      ids.push(stored.id);
-      if (stored.duplicate) continue;
-      for (const fn of fns) {
-        if (matches(fn, stored.payload)) runs.push(await createRun(tx, fn, stored, now));
-      }
-    }
-    return { ids, runs };
+  if (events.length === 0) return { ids: [], runs: [] };
+  if (events.length > EVENTS_PER_STATEMENT && !("rollback" in db)) {
+    // Several statements: one transaction keeps "no event without its runs".
+    return db.transaction((tx) => ingestEvents(tx, events, now));
+  }
+  const fns = await recentFunctions(db);
+  const rows: EventRow[] = events.map((incoming) => {
+    const id = newId(now.getTime());
+    const dedupeKey = typeof incoming.id === "string" && incoming.id ? incoming.id : null;
+    const payload: Record<string, unknown> = { ...incoming, id: dedupeKey ?? id, data: incoming.data ?? {}, ts: incoming.ts ?? now.getTime() };
+    return { id, name: incoming.name, payload, dedupeKey };
   });
+  const planned: RunRow[] = rows.flatMap((r) =>
+    fns.filter((fn) => matches(fn, r.payload)).map((fn) => ({ id: newId(now.getTime()), functionId: fn.id, eventId: r.id, keys: concurrencyKeys(fn, r.payload) })),
+  );
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += EVENTS_PER_STATEMENT) {
+    const part = rows.slice(i, i + EVENTS_PER_STATEMENT);
+    const ids = new Set(part.map((r) => r.id));
+    for (const id of await insertBatch(db, part, planned.filter((p) => ids.has(p.eventId)), now)) inserted.add(id);
+  }
+  // Seen before (or twice in this batch): answer the stored event's id; it started nothing.
+  const repeatKeys = rows.filter((r) => !inserted.has(r.id)).map((r) => r.dedupeKey!);
+  const existing = new Map<string, string>();
+  if (repeatKeys.length) {
+    for (const e of await db.select({ id: jobEvents.id, key: jobEvents.dedupeKey }).from(jobEvents).where(inArray(jobEvents.dedupeKey, repeatKeys))) {
+      existing.set(e.key!, e.id);
+    }
+  }
+  return {
+    ids: rows.map((r) => (inserted.has(r.id) ? r.id : existing.get(r.dedupeKey!)!)),
+    runs: planned.filter((p) => inserted.has(p.eventId)).map((p) => p.id),
+  };
 }

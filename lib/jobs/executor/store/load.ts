@@ -1,15 +1,43 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../../../db";
-import { jobEvents, jobFunctions, jobQueue, jobRuns, type JobFunction, type JobRun } from "../../../db/schema/jobs";
+import { queryRows, type Db } from "../../../db";
+import { jobFunctions, jobQueue, type JobFunction, type JobRun, type JobRunStatus } from "../../../db/schema/jobs";
 import type { MemoizedStep } from "../protocol";
 import type { ClaimedItem } from "./queue";
 
+/** What of a run a call needs. */
+export type RunHead = Pick<JobRun, "id" | "functionId" | "status" | "disableImmediateExecution" | "requestVersion">;
+
 export type CallState = {
-  run: JobRun;
+  run: RunHead;
   event: Record<string, unknown>;
-  fn: JobFunction | null;
   steps: MemoizedStep[];
 };
+
+/** The columns of a run, its event and its memoized steps as raw SQL answers them (both drivers). */
+export type CallStateRow = {
+  status: JobRunStatus;
+  function_id: string;
+  disable_immediate_execution: boolean;
+  request_version: number | null;
+  event: Record<string, unknown> | string;
+  steps: MemoizedStep[] | string;
+};
+
+const json = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
+
+export function parseCallState(row: CallStateRow, runId: string): CallState {
+  return {
+    run: {
+      id: runId,
+      functionId: row.function_id,
+      status: row.status,
+      disableImmediateExecution: row.disable_immediate_execution,
+      requestVersion: row.request_version === null ? null : Number(row.request_version),
+    },
+    event: json(row.event),
+    steps: json(row.steps),
+  };
+}
 
 /** A memo of function rows: they only change when the serve route is synced (this cache is dropped then, or after `ttlMs`). */
 export function functionCache(db: Db, ttlMs = 10_000) {
@@ -27,29 +55,21 @@ export function functionCache(db: Db, ttlMs = 10_000) {
   };
 }
 
-/** What a call needs: the run, its event, its function (null if no longer served) and memoized steps in completion order. */
-export async function loadCallState(db: Db, item: ClaimedItem, functions: ReturnType<typeof functionCache>): Promise<CallState | null> {
-  const [row] = await db
-    .select({
-      run: jobRuns,
-      event: jobEvents.payload,
-      steps: sql<MemoizedStep[]>`(select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
-        from job_steps s where s.run_id = ${jobRuns.id})`,
-    })
-    .from(jobRuns)
-    .innerJoin(jobEvents, eq(jobEvents.id, jobRuns.eventId))
-    .where(eq(jobRuns.id, item.runId));
-  if (!row) return null;
-  const steps = typeof row.steps === "string" ? (JSON.parse(row.steps) as MemoizedStep[]) : row.steps;
-  return { run: row.run, event: row.event, fn: await functions.get(row.run.functionId), steps };
+/** What a call needs: the run, its event and memoized steps in completion order; null when the run is gone. */
+export async function loadCallState(db: Db, item: ClaimedItem): Promise<CallState | null> {
+  const [row] = await queryRows<CallStateRow>(
+    db,
+    sql`select r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event,
+        (select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
+          from job_steps s where s.run_id = r.id) as steps
+      from job_runs r join job_events e on e.id = r.event_id where r.id = ${item.runId}`,
+  );
+  return row ? parseCallState(row, item.runId) : null;
 }
 
 /** A run's first call: from then on the admin view shows it running. */
 export async function markRunStarted(db: Db, runId: string, now: Date) {
-  await db
-    .update(jobRuns)
-    .set({ status: "running", startedAt: now })
-    .where(and(eq(jobRuns.id, runId), eq(jobRuns.status, "queued")));
+  await queryRows(db, sql`update job_runs set status = 'running', started_at = ${now.toISOString()}::timestamptz where id = ${runId} and status = 'queued'`);
 }
 
 /** An item of a run that no longer exists or has already ended. */

@@ -2,47 +2,93 @@ import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../../db";
 import type { JobQueueKind } from "../../../db/schema/jobs";
+import { isSingleSession } from "./session";
+import { parseCallState, type CallState, type CallStateRow } from "./load";
 
 export type ClaimedItem = { id: number; runId: string; kind: JobQueueKind; stepId: string; name: string | null; attempt: number; leaseToken: string };
 
-/** Arbitrary constant: the advisory lock that serialises claims across app nodes (see claimNext). */
+/** A claimed item, and for a call what the call needs (loaded by the claim itself). */
+export type Claim = { item: ClaimedItem; state: CallState | null };
+
+/** Arbitrary constant: the advisory lock that serialises claims across app nodes (see claimBatch). */
 const CLAIM_LOCK = 7_150_242;
 
+/** Rows looked at per claim for each one wanted: room for items skipped because their concurrency group is full. */
+const SCAN_FACTOR = 4;
+
+type ClaimRow = CallStateRow & { q_id: number | string; run_id: string; kind: JobQueueKind; step_id: string; q_name: string | null; q_attempt: number };
+
 /**
- * Leases the next due item whose concurrency groups have room. The group counts are only right
- * if no other node claims between our count and our update, so claims take one transaction-scoped
- * advisory lock (claims are a single short statement; settling a call does not take it).
- * `SKIP LOCKED` passes over rows a settling transaction holds. On PGlite, one session, the locks
- * exclude nothing and transactions are serial anyway. Leases are on the database clock so that
- * nodes agree; `available_at` is on the application clock so that the test clock moves sleeps.
+ * Leases up to `limit` due items whose concurrency groups have room, in one statement, and loads
+ * what their calls need in the same statement (the run, its event, its memoized steps) and marks
+ * their runs started. Items of one group are counted against each other (`row_number` per key),
+ * so a batch never overfills a group. The group counts are only right if no other node claims
+ * between our count and our update, so claims take one transaction-scoped advisory lock; settling
+ * a call does not take it. `SKIP LOCKED` passes over rows a settling transaction holds. On
+ * PGlite, one session, the locks exclude nothing and transactions are serial anyway. Leases are
+ * on the database clock so that nodes agree; `available_at` is on the application clock so that
+ * the test clock moves sleeps.
  */
-export async function claimNext(db: Db, now: Date, leaseMs: number): Promise<ClaimedItem | null> {
+export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: number): Promise<Claim[]> {
+  if (limit < 1) return [];
   const token = crypto.randomUUID();
   const at = now.toISOString();
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
-    const inFlight = (key: string) => sql`(select count(*) from job_queue o
-      where o.lease_until >= clock_timestamp() and (o.ckey1 = ${sql.raw(key)} or o.ckey2 = ${sql.raw(key)}))`;
-    const rows = await queryRows<{ id: number | string; run_id: string; kind: JobQueueKind; step_id: string; name: string | null; attempt: number }>(
-      tx,
-      sql`with candidate as (
-        select q.id from job_queue q
+  const inFlight = (key: string) => sql`(select count(*) from job_queue o
+    where o.lease_until >= clock_timestamp() and (o.ckey1 = ${sql.raw(key)} or o.ckey2 = ${sql.raw(key)}))`;
+  const claim = sql`with candidate as (
+        select q.id, q.available_at, q.ckey1, q.climit1, q.ckey2, q.climit2 from job_queue q
         where q.available_at <= ${at}::timestamptz
           and (q.lease_until is null or q.lease_until < clock_timestamp())
           and (q.ckey1 is null or ${inFlight("q.ckey1")} < q.climit1)
           and (q.ckey2 is null or ${inFlight("q.ckey2")} < q.climit2)
         order by q.available_at, q.id
-        limit 1
+        limit ${limit * SCAN_FACTOR}
         for update of q skip locked
+      ), ranked as (
+        select c.*,
+          row_number() over (partition by c.ckey1 order by c.available_at, c.id) as n1,
+          row_number() over (partition by c.ckey2 order by c.available_at, c.id) as n2
+        from candidate c
+      ), picked as (
+        select r.id from ranked r
+        where (r.ckey1 is null or ${inFlight("r.ckey1")} + r.n1 <= r.climit1)
+          and (r.ckey2 is null or ${inFlight("r.ckey2")} + r.n2 <= r.climit2)
+        order by r.available_at, r.id
+        limit ${limit}
+      ), leased as (
+        update job_queue set lease_token = ${token}, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
+        from picked where job_queue.id = picked.id
+        returning job_queue.id, job_queue.run_id, job_queue.kind, job_queue.step_id, job_queue.name, job_queue.attempt
+      ), started as (
+        update job_runs set status = 'running', started_at = ${at}::timestamptz
+        where id in (select run_id from leased where kind = 'call') and status = 'queued'
       )
-      update job_queue set lease_token = ${token}, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
-      from candidate where job_queue.id = candidate.id
-      returning job_queue.id, job_queue.run_id, job_queue.kind, job_queue.step_id, job_queue.name, job_queue.attempt`,
-    );
-    const r = rows[0];
-    if (!r) return null;
-    return { id: Number(r.id), runId: r.run_id, kind: r.kind, stepId: r.step_id, name: r.name, attempt: r.attempt, leaseToken: token };
-  });
+      select l.id as q_id, l.run_id, l.kind, l.step_id, l.name as q_name, l.attempt as q_attempt,
+        r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event,
+        (select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
+          from job_steps s where s.run_id = l.run_id) as steps
+      from leased l
+      left join job_runs r on r.id = l.run_id and l.kind = 'call'
+      left join job_events e on e.id = r.event_id
+      order by l.id`;
+  // One session (PGlite): the statement runs alone, nothing to lock against.
+  const rows = isSingleSession(db)
+    ? await queryRows<ClaimRow>(db, claim)
+    : await db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
+        return queryRows<ClaimRow>(tx, claim);
+      });
+  return rows.map((r) => ({
+    item: { id: Number(r.q_id), runId: r.run_id, kind: r.kind, stepId: r.step_id, name: r.q_name, attempt: r.q_attempt, leaseToken: token },
+    // The claim's snapshot predates its own `started` update: a call's run is running from here on.
+    state: r.kind === "call" && r.status ? parseCallState({ ...r, status: r.status === "queued" ? "running" : r.status }, r.run_id) : null,
+  }));
+}
+
+/** One item (tests and tools); the executor claims in batches. */
+export async function claimNext(db: Db, now: Date, leaseMs: number): Promise<ClaimedItem | null> {
+  const [claim] = await claimBatch(db, now, leaseMs, 1);
+  return claim?.item ?? null;
 }
 
 /** Keeps a lease while its call runs; false when the lease was lost (it ran out and another worker took the item). */

@@ -1,9 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
-import { queryRows, type Db, type Tx } from "../../../db";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { queryRows, type Db, type DbOrTx, type Tx } from "../../../db";
 import { jobCalls, jobQueue, jobRuns, type JobError, type JobRun } from "../../../db/schema/jobs";
-import { sleepUntil, toJobError, type Op, type Outcome } from "../protocol";
+import { sleepUntil, toJobError, type MemoizedStep, type Op, type Outcome } from "../protocol";
 import { ckeyColumns, ingestEvents } from "./ingest";
 import type { ClaimedItem } from "./queue";
+import { isSingleSession } from "./session";
 
 export type SettleInput = {
   item: ClaimedItem;
@@ -163,7 +164,152 @@ async function release(tx: Tx, item: ClaimedItem, leaseMs: number): Promise<Clai
   return { ...item, stepId: "step", name: null, attempt: 0 };
 }
 
-export type Settled = { label: string; next: ClaimedItem | null };
+export type Settled = {
+  label: string;
+  next: ClaimedItem | null;
+  /** When `next` is set and the settle knows the run's state after it: the next call needs no reload. */
+  state?: { run: Pick<JobRun, "status" | "disableImmediateExecution" | "requestVersion">; memoized: MemoizedStep[] };
+};
+
+/**
+ * Locks the run and, in the same statement, the item if this worker still holds its lease (run
+ * row first, then queue row: the order every settle takes). No row: the lease is lost or the run
+ * is gone, told apart by a second look.
+ */
+async function lockRunAndItem(tx: Tx, item: ClaimedItem): Promise<{ run: JobRun | null; held: boolean }> {
+  const [row] = await tx
+    .select({ run: jobRuns })
+    .from(jobRuns)
+    .innerJoin(jobQueue, and(eq(jobQueue.id, item.id), eq(jobQueue.leaseToken, item.leaseToken)))
+    .where(eq(jobRuns.id, item.runId))
+    .for("update");
+  if (row) return { run: row.run, held: true };
+  return { run: await lockRun(tx, item.runId), held: false };
+}
+
+type Memo = { op: Op; result: { data: unknown } | { error: JobError } };
+
+/**
+ * The common answers (a step's result, a step error to retry or to memoize, a retriable call
+ * error, completion) need no reads beyond the locks, so they are written in one statement:
+ * memoized results, the item's next state (rescheduled, handed back to this worker as the run's
+ * next call, or deleted when other items of the run are outstanding), the run's counters and
+ * the call log. Null when the answer needs the general path (sleeps, planned steps, a failure).
+ */
+function fastPlan(input: SettleInput): { label: string; memos: Memo[]; retryAt: Date | null; patch: SQL[]; end: boolean } | null {
+  const { item, outcome, now, maxAttempts } = input;
+  const retryDelay = (after?: number) => new Date(now.getTime() + (after ?? input.backoffMs(item.attempt + 1)));
+  const canRetry = item.attempt + 1 < maxAttempts;
+  if (outcome.kind === "completed") {
+    return { label: "completed", memos: [], retryAt: null, end: true, patch: [sql`status = 'completed'`, sql`output = ${outcome.output === null || outcome.output === undefined ? null : JSON.stringify(outcome.output)}::jsonb`, sql`ended_at = ${now.toISOString()}::timestamptz`] };
+  }
+  if (outcome.kind === "error") {
+    if (!(outcome.retriable && canRetry)) return null;
+    return { label: "retry", memos: [], retryAt: retryDelay(outcome.retryAfterMs), end: false, patch: [sql`last_error = ${JSON.stringify(outcome.error)}::jsonb`] };
+  }
+  const memos: Memo[] = [];
+  const labels = new Set<string>();
+  let retryAt: Date | null = null;
+  let lastError: JobError | null = null;
+  for (const op of outcome.ops) {
+    if (op.op === "StepRun") {
+      memos.push({ op, result: { data: op.data ?? null } });
+      labels.add("step");
+    } else if (op.op === "StepError" || op.op === "StepFailed") {
+      lastError = toJobError(op.error, "step failed");
+      if (op.op === "StepError" && canRetry) {
+        retryAt = retryDelay(outcome.retryAfterMs);
+        labels.add("retry");
+      } else {
+        memos.push({ op, result: { error: lastError } });
+        labels.add("step-failed");
+      }
+    } else return null;
+  }
+  // Two reschedules of one item in one answer (parallel step errors) is left to the general path.
+  if (outcome.ops.filter((o) => o.op === "StepError").length > 1 && retryAt) return null;
+  const patch: SQL[] = [];
+  if (outcome.ops.length > 1) patch.push(sql`disable_immediate_execution = true`);
+  if (lastError) patch.push(sql`last_error = ${JSON.stringify(lastError)}::jsonb`);
+  return { label: [...labels].join(",") || "empty", memos, retryAt, end: false, patch };
+}
+
+type FastRow = { status: JobRun["status"]; disable_immediate_execution: boolean; request_version: number | null; continued: boolean; memoized: MemoizedStep[] | string | null };
+
+/**
+ * Writes a fast plan in one statement. `guarded`: the statement checks for itself that the
+ * worker holds the lease and the run has not ended (one session: no lock taken beforehand), and
+ * answers null, having written nothing, when either is not so.
+ */
+async function settleFast(tx: DbOrTx, input: SettleInput, plan: NonNullable<ReturnType<typeof fastPlan>>, guarded: boolean): Promise<Settled | null> {
+  const { item, now, leaseMs } = input;
+  const run = { id: item.runId };
+  const at = now.toISOString();
+  const ctes: SQL[] = [];
+  if (guarded) {
+    ctes.push(sql`guard as (select 1 from job_queue q join job_runs r on r.id = q.run_id
+      where q.id = ${item.id} and q.lease_token = ${item.leaseToken} and r.status not in ('completed', 'failed'))`);
+  }
+  const ok = guarded ? sql`exists (select 1 from guard)` : sql`true`;
+  if (plan.memos.length) {
+    const values = plan.memos.map(
+      (m, i) => sql`(${m.op.id}::text, ${i + 1}::int, ${m.op.displayName ?? m.op.name ?? null}::text, ${JSON.stringify(m.result)}::jsonb)`,
+    );
+    // First result wins (on conflict do nothing): a step settled twice keeps its first result.
+    ctes.push(sql`memo as (insert into job_steps (run_id, step_id, seq, name, result, created_at)
+      select ${run.id}, v.step_id, (select coalesce(max(seq), -1) from job_steps where run_id = ${run.id}) + v.ord, v.name, v.result, ${at}::timestamptz
+      from (values ${sql.join(values, sql`, `)}) as v(step_id, ord, name, result) where ${ok}
+      on conflict do nothing returning step_id, seq, result)`);
+  } else {
+    ctes.push(sql`memo as (select null::text as step_id, null::int as seq, null::jsonb as result where false)`);
+  }
+  if (plan.end) {
+    ctes.push(sql`item as (delete from job_queue where run_id = ${run.id} and ${ok} returning false as continued)`);
+  } else if (plan.retryAt) {
+    ctes.push(sql`item as (update job_queue set attempt = ${item.attempt + 1}, available_at = ${plan.retryAt.toISOString()}::timestamptz, lease_token = null, lease_until = null
+      where id = ${item.id} and ${ok} returning false as continued)`);
+  } else {
+    // The item's work is over. A run waits for all its outstanding items (parallel steps, sleeps)
+    // before it is called again; when this was the last one, the same row becomes the run's next
+    // discovery call and this worker keeps its lease, else the row goes.
+    ctes.push(sql`others as (select exists (select 1 from job_queue where run_id = ${run.id} and id <> ${item.id}) as busy)`);
+    ctes.push(sql`dropped as (delete from job_queue where id = ${item.id} and (select busy from others) and ${ok})`);
+    ctes.push(sql`item as (update job_queue set step_id = 'step', name = null, attempt = 0, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
+      where id = ${item.id} and not (select busy from others) and ${ok} returning true as continued)`);
+  }
+  const error = input.outcome.kind === "error" ? `${input.outcome.error.name}: ${input.outcome.error.message}` : null;
+  ctes.push(sql`logged as (insert into job_calls (run_id, step_id, attempt, status, outcome, error, started_at, duration_ms)
+    select ${run.id}, ${item.stepId}, ${item.attempt}::int, ${input.call.status}::int, ${plan.label}, ${error}::text, ${input.call.startedAt.toISOString()}::timestamptz, ${input.call.durationMs}::int
+    where ${ok})`);
+  const sets = [
+    ...plan.patch,
+    sql`calls = calls + 1`,
+    sql`attempt = ${item.attempt}`,
+    sql`request_version = coalesce(request_version, ${input.call.requestVersion}::int)`,
+  ];
+  const [row] = await queryRows<FastRow>(
+    tx,
+    sql`with ${sql.join(ctes, sql`, `)}
+      update job_runs set ${sql.join(sets, sql`, `)} where id = ${run.id} and ${ok}
+      returning status, disable_immediate_execution, request_version,
+        coalesce((select bool_or(continued) from item), false) as continued,
+        (select json_agg(json_build_object('stepId', step_id, 'result', result) order by seq) from memo) as memoized`,
+  );
+  if (!row) return null;
+  if (!row.continued) return { label: plan.label, next: null };
+  const memoized = (typeof row.memoized === "string" ? JSON.parse(row.memoized) : row.memoized) ?? [];
+  const next = { ...item, stepId: "step", name: null, attempt: 0 };
+  // A memo that lost to an earlier result is not known here: the next call reloads the run.
+  if (memoized.length !== plan.memos.length) return { label: plan.label, next };
+  return {
+    label: plan.label,
+    next,
+    state: {
+      run: { status: row.status, disableImmediateExecution: row.disable_immediate_execution, requestVersion: row.request_version === null ? null : Number(row.request_version) },
+      memoized,
+    },
+  };
+}
 
 /**
  * Records what a call's answer means for its run, in one transaction with the run locked. `next`
@@ -171,16 +317,24 @@ export type Settled = { label: string; next: ClaimedItem | null };
  */
 export async function settleCall(db: Db, input: SettleInput): Promise<Settled> {
   const { item, outcome, now } = input;
+  // One session (PGlite): one guarded statement is the whole settle; what it declines (a lost
+  // lease, an ended run) is sorted out by the general path below.
+  const plan = fastPlan(input);
+  if (plan && isSingleSession(db)) {
+    const settled = await settleFast(db, input, plan, true);
+    if (settled) return settled;
+  }
   return db.transaction(async (tx) => {
-    const run = await lockRun(tx, item.runId);
+    const { run, held } = await lockRunAndItem(tx, item);
     if (!run) return { label: "run-gone", next: null };
     let applied: Applied;
     let next: ClaimedItem | null = null;
-    if (!(await holdsLease(tx, item))) applied = { label: "lease-lost", item: "ended", runPatch: {} };
+    if (!held) applied = { label: "lease-lost", item: "ended", runPatch: {} };
     else if (FINISHED.has(run.status)) {
       await tx.delete(jobQueue).where(eq(jobQueue.id, item.id));
       applied = { label: "run-ended", item: "ended", runPatch: {} };
     } else {
+      if (plan) return (await settleFast(tx, input, plan, false))!;
       applied = await applyOutcome(tx, run, input);
       if (applied.item === "done") next = await release(tx, item, input.leaseMs);
     }
