@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import { DomainError } from "../errors";
 
 /**
@@ -20,6 +21,10 @@ export function toolError(err: unknown, tool: string): CallToolResult {
       content: [{ type: "text", text: `${err.code}: ${err.message}` }],
       structuredContent: { error: { ...err.extensions, code: err.code, message: err.message } },
     };
+  }
+  if (isDatabaseUnavailable(err)) {
+    const message = "The database could not be reached (restarting, or the connection was lost): retry in a moment, after checking the asset (get_asset, list_asset_versions), since a call cut off mid-way may or may not have changed it";
+    return { isError: true, content: [{ type: "text", text: `database_unavailable: ${message}` }], structuredContent: { error: { code: "database_unavailable", message } } };
   }
   // Never the internal message: it may name tables, paths or hosts.
   console.error(`[easel] mcp tool ${tool} failed`, err);
