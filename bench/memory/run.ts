@@ -34,13 +34,15 @@ const probe = path.join(import.meta.dirname, "probe.mjs");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number) => (bytes / MiB).toFixed(0);
 
-type Breakdown = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number; wasm: number };
+type Breakdown = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number; wasm: number; wasmSizes?: number[] };
 
 function readProbe(file: string): { now: Breakdown; peak: Breakdown } {
-  return JSON.parse(fs.readFileSync(file, "utf8"));
+  const p = JSON.parse(fs.readFileSync(file, "utf8"));
+  return { now: { ...p.now, wasmSizes: p.wasmSizes }, peak: p.peak };
 }
 // memoryUsage().external counts WebAssembly memories and array buffers among other native allocations.
-const describe = (b: Breakdown) => `V8 heap ${mib(b.heapUsed)} used / ${mib(b.heapTotal)} MiB, external ${mib(b.external)} MiB (of which WebAssembly memory ${mib(b.wasm)}, array buffers ${mib(b.arrayBuffers)})`;
+const describe = (b: Breakdown) =>
+  `V8 heap ${mib(b.heapUsed)} used / ${mib(b.heapTotal)} MiB, external ${mib(b.external)} MiB (of which WebAssembly memory ${mib(b.wasm)}${b.wasmSizes && b.wasmSizes.length > 1 ? ` in ${b.wasmSizes.length} memories: ${b.wasmSizes.map(mib).join(" + ")}` : ""}, array buffers ${mib(b.arrayBuffers)})`;
 
 /** A 1 GiB (by default) file of random bytes, and its md5. */
 function makeSource(file: string): string {
@@ -108,7 +110,7 @@ function pgliteAlone(dataDir: string, probeFile: string): Breakdown {
   return JSON.parse(out.trim().split("\n").at(-1)!);
 }
 
-type Row = { db: string; start: number; restart: number; idleRestart: number; bareStartJobs: number; bareStartNoJobs: number; breakdownRestart: Breakdown; idleStart: number; idle: number; apiPeak: number; apiRps: number[]; idleAfter: number; uploadPeak: number; uploadMiBs: number; breakdownIdle: Breakdown; breakdownUploadPeak: Breakdown; alone?: Breakdown };
+type Row = { db: string; start: number; idleStartGc: number; breakdownStartGc: Breakdown; restart: number; idleRestart: number; bareStartJobs: number; bareStartNoJobs: number; breakdownRestart: Breakdown; idleStart: number; idle: number; apiPeak: number; apiRps: number[]; idleAfter: number; uploadPeak: number; uploadMiBs: number; breakdownIdle: Breakdown; breakdownUploadPeak: Breakdown; alone?: Breakdown };
 
 async function measure(db: "PGlite" | "PostgreSQL", databaseUrl: string | undefined, source: string, md5: string): Promise<Row> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-memory-"));
@@ -129,6 +131,11 @@ async function measure(db: "PGlite" | "PostgreSQL", databaseUrl: string | undefi
     await sleep(3000);
     const pid = node.child.pid!;
     const idleStart = rssMiB(pid);
+    // How much of it is garbage not yet collected (PGlite's creation of a fresh cluster leaves some).
+    fs.writeFileSync(`${probeFile}.gc`, "");
+    await sleep(2000);
+    const idleStartGc = rssMiB(pid);
+    const breakdownStartGc = readProbe(probeFile).now;
     const cliEnv = { EASEL_DATA_DIR: dataDir, DATABASE_URL: databaseUrl };
     const s = await seed(node.origin, cliEnv);
     await sleep(8000); // thumbnails and the other jobs the seeding queued
@@ -169,7 +176,7 @@ async function measure(db: "PGlite" | "PostgreSQL", databaseUrl: string | undefi
     await stopNode(node);
     node = null;
     const alone = databaseUrl ? undefined : pgliteAlone(dataDir, path.join(work, "alone.json"));
-    return { db, start, restart, idleRestart, bareStartJobs, bareStartNoJobs, breakdownRestart, idleStart, idle, apiPeak: apiRun.peak, apiRps: apiRun.result, idleAfter, uploadPeak: up.peak, uploadMiBs: up.result, breakdownIdle, breakdownUploadPeak, alone };
+    return { db, start, idleStartGc, breakdownStartGc, restart, idleRestart, bareStartJobs, bareStartNoJobs, breakdownRestart, idleStart, idle, apiPeak: apiRun.peak, apiRps: apiRun.result, idleAfter, uploadPeak: up.peak, uploadMiBs: up.result, breakdownIdle, breakdownUploadPeak, alone };
   } finally {
     if (node) await stopNode(node);
     fs.rmSync(work, { recursive: true, force: true });
@@ -205,6 +212,7 @@ async function main() {
       `${r.db.padEnd(11)} ${`${(r.start / 1000).toFixed(1)} s`.padStart(9)} ${r.idleStart.toFixed(0).padStart(10)} ${r.idle.toFixed(0).padStart(6)} ${r.apiPeak.toFixed(0).padStart(8)} ${r.idleAfter.toFixed(0).padStart(10)} ${r.uploadPeak.toFixed(0).padStart(20)} ${`${r.uploadMiBs.toFixed(0)} MiB/s`.padStart(10)} ${`${(r.restart / 1000).toFixed(1)} s`.padStart(20)} ${r.idleRestart.toFixed(0).padStart(6)}`,
     );
   }
+  for (const r of rows) console.log(`${r.db}: idle at start ${r.idleStart.toFixed(0)} MiB, ${r.idleStartGc.toFixed(0)} MiB after a full garbage collection (${describe(r.breakdownStartGc)})`);
   console.log("\nwhat the idle figure is made of (after seeding):");
   for (const r of rows) console.log(`  ${r.db}: RSS ${mib(r.breakdownIdle.rss)} MiB = ${describe(r.breakdownIdle)}, the rest code, native libraries and allocator`);
   for (const r of rows) console.log(`  ${r.db}, existing data, 5 s after start, no request: ${r.bareStartJobs.toFixed(0)} MiB with the embedded executor, ${r.bareStartNoJobs.toFixed(0)} MiB with EASEL_JOBS_DISABLED=1`);
