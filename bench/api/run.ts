@@ -1,8 +1,11 @@
 /**
  * bench/api: throughput and latency of three read routes of a running Easel (`next start`)
  * against a bare node:http server doing the same SQL and answering the same JSON (the ceiling),
- * measured side by side in one run with autocannon (32 connections). Also prints the server's
- * start-up time (fresh and existing data) and its RSS idle and at peak during the load.
+ * measured side by side in one run with autocannon (32 connections). Each line also gives the
+ * server's CPU time per request (read from /proc, so it holds up on a busy machine better than
+ * req/s does), and a last line measures the framework's floor: Next.js answering a trivial
+ * handler with no database. Also prints the server's start-up time (fresh and existing data) and
+ * its RSS idle and at peak during the load.
  *
  *   npm run build && npx tsx bench/api/run.ts [--seconds 20]          # embedded PGlite
  *   DATABASE_URL=postgres://… npx tsx bench/api/run.ts                 # PostgreSQL
@@ -14,7 +17,6 @@ import path from "node:path";
 import autocannon from "autocannon";
 import sharp from "sharp";
 import { readLock } from "../../lib/db/embedded/data-dir-lock";
-import { startBareServer } from "./bare-server";
 
 const argv = process.argv.slice(2);
 const SECONDS = Number(argv[argv.indexOf("--seconds") + 1] || 20) || 20;
@@ -63,6 +65,38 @@ function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** CPU time (user + system, ms) used so far by a process and its children, from /proc. */
+function cpuMs(pid: number): number {
+  const pids = execFileSync("sh", ["-c", `ps -o pid= --ppid ${pid}; echo ${pid}`], { encoding: "utf8" }).split(/\s+/).filter(Boolean);
+  let ticks = 0;
+  for (const p of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks * (1000 / CLOCK_TICKS);
+}
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+async function startBare(connection: string | object): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench/api/bare-main.ts")], {
+    cwd: root,
+    env: { ...process.env, BARE_PORT: String(BARE_PORT), BARE_CONNECTION: typeof connection === "string" ? connection : JSON.stringify(connection) },
+    stdio: "ignore",
+    detached: true,
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error("the bare server exited during start-up");
+    try {
+      await (await fetch(`http://127.0.0.1:${BARE_PORT}/none`, { headers: { connection: "close" } })).arrayBuffer();
+      return child;
+    } catch {
+      await sleep(100);
+    }
+  }
+}
+
 function cli(...args: string[]): string {
   return execFileSync(process.execPath, ["--import", "tsx", "lib/cli/main.ts", ...args], { cwd: root, env, encoding: "utf8" }).trim().split("\n").at(-1)!;
 }
@@ -91,13 +125,19 @@ async function seed() {
   return { token, board, asset: first };
 }
 
-async function load(url: string, headers: Record<string, string>, pid?: number) {
+/** One route under load: throughput, latency, the server's CPU per request and its peak RSS. */
+async function load(url: string, headers: Record<string, string>, pid: number, expect = 200) {
+  // Warm up first: the first requests of a route compile its code, which is not the steady state.
+  await autocannon({ url, connections: 8, amount: 500, headers });
   let peak = 0;
-  const sampler = pid ? setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 500) : null;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 500);
+  const cpu0 = cpuMs(pid);
   const r = await autocannon({ url, connections: 32, duration: SECONDS, headers });
-  if (sampler) clearInterval(sampler);
-  if (r.non2xx) throw new Error(`${url}: ${r.non2xx} non-2xx answers`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, peak };
+  const cpu = cpuMs(pid) - cpu0;
+  clearInterval(sampler);
+  const wrong = expect === 200 ? r.non2xx : r.requests.total - (r.statusCodeStats?.[expect]?.count ?? 0);
+  if (wrong) throw new Error(`${url}: ${wrong} answers other than ${expect}`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, peak, cpuPerReq: cpu / Math.max(1, r.requests.total) };
 }
 
 async function main() {
@@ -112,21 +152,26 @@ async function main() {
   await sleep(2000);
   const idle = rssMiB(easel.pid!);
   const lock = readLock(dataDir);
-  const bare = await startBareServer(process.env.DATABASE_URL ?? { path: lock!.address!, database: "postgres", username: "postgres", prepare: false }, BARE_PORT);
+  const bare = await startBare(process.env.DATABASE_URL ?? { path: lock!.address!, database: "postgres", username: "postgres", prepare: false });
   const auth = { authorization: `Bearer ${token}` };
   const cases = [
     ["GET /v1/:slug/assets/:token", `http://127.0.0.1:${EASEL_PORT}/v1/bench/assets/${asset}`, `http://127.0.0.1:${BARE_PORT}/asset/${asset}`],
     ["GET …/assets/:token/versions", `http://127.0.0.1:${EASEL_PORT}/v1/bench/assets/${asset}/versions`, `http://127.0.0.1:${BARE_PORT}/versions/${asset}`],
     ["GET …/boards/:token/assets", `http://127.0.0.1:${EASEL_PORT}/v1/bench/boards/${board}/assets`, `http://127.0.0.1:${BARE_PORT}/board-assets/${board}`],
   ];
-  console.log(`\n${db}: 32 connections × ${SECONDS} s per route; start-up to first answer ${fresh} ms fresh, ${existing} ms existing data; RSS idle ${idle.toFixed(0)} MiB`);
-  console.log(`${"route".padEnd(30)} ${"Easel req/s".padStart(11)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"bare req/s".padStart(10)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"ratio".padStart(6)} ${"peak RSS".padStart(9)}`);
+  console.log(`\n${db}: 32 connections × ${SECONDS} s per route; start-up to first answer ${fresh} ms fresh, ${existing} ms existing data; RSS idle ${idle.toFixed(0)} MiB; load average before ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`${"route".padEnd(30)} ${"Easel req/s".padStart(11)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"CPU/req".padStart(8)} ${"bare req/s".padStart(10)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"CPU/req".padStart(8)} ${"ratio".padStart(6)} ${"peak RSS".padStart(9)}`);
   for (const [name, easelUrl, bareUrl] of cases) {
-    const e = await load(easelUrl, auth, easel.pid);
-    const b = await load(bareUrl, {});
-    console.log(`${name.padEnd(30)} ${e.rps.toFixed(0).padStart(11)} ${String(e.p50).padStart(5)} ${String(e.p99).padStart(5)} ${b.rps.toFixed(0).padStart(10)} ${String(b.p50).padStart(5)} ${String(b.p99).padStart(5)} ${(e.rps / b.rps).toFixed(2).padStart(6)} ${`${e.peak.toFixed(0)} MiB`.padStart(9)}`);
+    const e = await load(easelUrl, auth, easel.pid!);
+    const b = await load(bareUrl, {}, bare.pid!);
+    const ms = (x: number) => `${x.toFixed(2)} ms`.padStart(8);
+    console.log(`${name.padEnd(30)} ${e.rps.toFixed(0).padStart(11)} ${String(e.p50).padStart(5)} ${String(e.p99).padStart(5)} ${ms(e.cpuPerReq)} ${b.rps.toFixed(0).padStart(10)} ${String(b.p50).padStart(5)} ${String(b.p99).padStart(5)} ${ms(b.cpuPerReq)} ${(e.rps / b.rps).toFixed(2).padStart(6)} ${`${e.peak.toFixed(0)} MiB`.padStart(9)}`);
   }
-  await bare.close();
+  // The framework's own floor: an unknown /v1 path is answered by a trivial handler (404, no
+  // database, no token), so this line is what Next.js costs per request before Easel does anything.
+  const floor = await load(`http://127.0.0.1:${EASEL_PORT}/v1/bench/no-such-route`, {}, easel.pid!, 404);
+  console.log(`Next.js floor (404 of an unknown /v1 path, no database): ${floor.rps.toFixed(0)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.cpuPerReq.toFixed(2)} ms CPU per request`);
+  await stop(bare);
   await stop(easel);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
