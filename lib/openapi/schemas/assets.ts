@@ -105,7 +105,7 @@ export const AssetWriteJson = z
 export type AssetWriteJson = z.infer<typeof AssetWriteJson>;
 
 export const SearchHitJson = AssetJson.extend({
-  score: z.number().meta({ description: "Full-text rank (4 decimals); higher is better." }),
+  score: z.number().meta({ description: "Higher is better (4 decimals): the full-text rank; on ai_search with embeddings configured, that rank plus the cosine similarity to the query (docs/search.md)." }),
 }).meta({ id: "SearchHit", description: "An asset found by search, with its rank." });
 export type SearchHitJson = z.infer<typeof SearchHitJson>;
 
