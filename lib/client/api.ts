@@ -99,7 +99,7 @@ export const api = {
     remove: (id: string) => request<void>(`/v1/trigger/${enc(id)}`, { method: "DELETE" }),
     renew: (id: string) => request<Trigger>(`/v1/trigger/${enc(id)}/renew`, { method: "POST" }),
     deliveries: (id: string) => request<Page<Delivery>>(`/v1/trigger/${enc(id)}/deliveries`),
-    resend: (id: string, deliveryId: string) => request<Resend>(`/v1/trigger/${enc(id)}/deliveries/${enc(deliveryId)}/resend`, { method: "POST" }),
+    resend: (id: string, deliveryId: number) => request<Resend>(`/v1/trigger/${enc(id)}/deliveries/${enc(String(deliveryId))}/resend`, { method: "POST" }),
   },
   /** The web UI's own admin routes (/api/admin): what /v1 has no route for. */
   admin: {

@@ -10,7 +10,7 @@ import type { WorkspaceJson } from "../workspaces/present";
 import type { PagyJson } from "../openapi/schemas/common";
 import type { PreparedUploadJson } from "../openapi/schemas/uploads";
 import type { VersionJson, VersionListJson } from "../openapi/schemas/versions";
-import type { CreatedTriggerJson, ResendJson, TriggerJson } from "../openapi/schemas/webhooks";
+import type { CreatedTriggerJson, DeliveryJson, ResendJson, TriggerJson } from "../openapi/schemas/webhooks";
 
 export type Pagy = PagyJson;
 export type Page<T> = { data: T[]; pagy: Pagy };
@@ -49,14 +49,5 @@ export type HookKind = Trigger["hook"];
 /** The answer to creation: the trigger with its signing secret, shown only then. */
 export type CreatedTrigger = CreatedTriggerJson;
 export type Resend = ResendJson;
-export type Delivery = {
-  id: string;
-  event?: string;
-  status?: string;
-  response_status?: number | null;
-  attempt?: number;
-  created_at?: string;
-  duration_ms?: number | null;
-  error?: string | null;
-  [extra: string]: unknown;
-};
+/** One attempt of the delivery log (its id is a number; resend takes it in the path). */
+export type Delivery = DeliveryJson;

@@ -19,7 +19,7 @@ function Deliveries({ slug, trigger }: { slug: string; trigger: Trigger }) {
   const qc = useQueryClient();
   const log = useQuery(deliveriesQuery(slug, trigger.id));
   const resend = useMutation({
-    mutationFn: (deliveryId: string) => api.triggers.resend(trigger.id, deliveryId),
+    mutationFn: (deliveryId: number) => api.triggers.resend(trigger.id, deliveryId),
     onSettled: () => qc.invalidateQueries({ queryKey: deliveriesQuery(slug, trigger.id).queryKey }),
   });
   if (log.isPending) return <Spinner label="Loading deliveries" />;
@@ -44,9 +44,9 @@ function Deliveries({ slug, trigger }: { slug: string; trigger: Trigger }) {
           {log.data.data.map((d) => (
             <tr key={d.id} className="border-t border-neutral-100">
               <td className="py-1 pr-2">{formatDate(d.created_at)}</td>
-              <td className="py-1 pr-2">{d.event ?? "—"}</td>
-              <td className="py-1 pr-2">{d.attempt ?? "—"}</td>
-              <td className="py-1 pr-2">{d.status ?? "—"}</td>
+              <td className="py-1 pr-2">{d.event}</td>
+              <td className="py-1 pr-2">{d.attempt}</td>
+              <td className="py-1 pr-2">{d.status}</td>
               <td className="py-1 pr-2">{d.response_status ?? "—"}</td>
               <td className="max-w-48 truncate py-1 pr-2" title={d.error ?? undefined}>{d.error ?? ""}</td>
               <td className="py-1 text-right">
