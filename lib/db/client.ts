@@ -1,7 +1,7 @@
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { openAsServer, openAsTool } from "./embedded/open";
+import { collectStartupGarbage, openAsServer, openAsTool } from "./embedded/open";
 import { migratePgliteDb, migratePostgresDb } from "./migrate";
 import * as schema from "./schema";
 import type { Db } from "./types";
@@ -92,6 +92,8 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string; role
   }
   const db = drizzlePglite(embedded.pg, { schema });
   await migratePgliteDb(db as never);
+  // Once the frames that opened and migrated it have returned, their garbage is unreachable.
+  setTimeout(collectStartupGarbage, 1000).unref();
   await embedded.serve();
   return { db: db as unknown as Db, driver: "pglite", close: embedded.close };
 }

@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { PGlite } from "@electric-sql/pglite";
 import { liveHolder, publishAddress, release, tryAcquire, type LockInfo } from "./data-dir-lock";
 import { WireServer } from "./wire-server";
@@ -18,6 +20,23 @@ function socketTarget(dataDir: string): { path: string } | { host: string; port:
     return { path: sock };
   }
   return { host: "127.0.0.1", port: 0 };
+}
+
+/**
+ * Opening PGlite (and, in a new data dir, creating its cluster) and migrating it leave a spare
+ * WebAssembly memory of PGlite's size and ~100-200 MiB of buffers behind as garbage, which V8,
+ * whose own heap is small, may not collect for hours: a server idled ~300 MiB above what it
+ * needs. One full collection once the database is ready returns it (measured: 758 -> 446 MiB RSS
+ * on a new data dir). V8 offers a collection to code only once `--expose-gc` is set, hence the
+ * new context.
+ */
+export function collectStartupGarbage() {
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    (vm.runInNewContext("gc") as () => void)();
+  } catch {
+    // An engine without the flag: the memory is returned whenever V8 gets to it.
+  }
 }
 
 async function becomeOwner(dataDir: string): Promise<EmbeddedHandle> {
