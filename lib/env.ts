@@ -6,11 +6,11 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
-const positiveInt = (fallback: number) =>
+const positiveInt = <F extends number | undefined>(fallback: F) =>
   z
     .string()
     .optional()
-    .transform((v, ctx) => {
+    .transform((v, ctx): number | F => {
       if (v === undefined || v === "") return fallback;
       const n = Number(v);
       if (!Number.isInteger(n) || n <= 0) {
@@ -49,7 +49,8 @@ const EnvSchema = z.object({
   PORT: z.string().optional(),
   /** How the embedded executor reaches this server's /api/inngest (default http://127.0.0.1:$PORT). */
   EASEL_INTERNAL_URL: z.url().optional(),
-  EASEL_JOBS_CONCURRENCY: positiveInt(4),
+  /** Unset: 16 on PostgreSQL (parallel sessions), 4 on the embedded database (one session). */
+  EASEL_JOBS_CONCURRENCY: positiveInt(undefined),
   /** This node serves requests but runs no executor (the other nodes on the same Postgres do). */
   EASEL_JOBS_DISABLED: flag,
   EASEL_JOBS_RETENTION_DAYS: positiveInt(14),
