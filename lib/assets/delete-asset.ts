@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assetBoards, assets, assetVersions, type Workspace } from "../db/schema";
+import { leaseKey } from "../encode/keys";
+import { deleteStream } from "../encode/outputs";
 import type { StorageDriver } from "../storage/types";
 import { emitAssetChanged } from "./events";
 import { getAssetOrThrow } from "./get-asset";
@@ -10,19 +12,34 @@ import { getAssetOrThrow } from "./get-asset";
  * asset_deleted event carries what the webhooks need (id, token, title, the boards it was on),
  * since the rows are gone by the time the fan-out runs. Objects that fail to delete are left as
  * unreachable orphans and logged; the deletion itself stands.
+ *
+ * A video's stream goes with it: the master playlist and every rendition it lists, and the encode
+ * lease beside the stream folders of the head's bytes and of every stored video version. No run
+ * can use those leases again (a running encode finds the asset gone at its publish step, deletes
+ * its own outputs and gives up the lease it may have written again meanwhile).
  */
 export async function deleteAsset(deps: Deps, storage: StorageDriver, input: { workspace: Workspace; token: string }) {
   const asset = await getAssetOrThrow(deps.db, input.workspace, input.token);
-  const { boardIds, keys } = await deps.db.transaction(async (tx) => {
+  const { boardIds, keys, streamKey } = await deps.db.transaction(async (tx) => {
     const memberships = await tx.select({ boardId: assetBoards.boardId }).from(assetBoards).where(eq(assetBoards.assetId, asset.id));
-    const versions = await tx.select({ key: assetVersions.storageKey, thumbs: assetVersions.thumbnails }).from(assetVersions).where(eq(assetVersions.assetId, asset.id));
-    await tx.delete(assets).where(eq(assets.id, asset.id));
-    const all = new Set([asset.storageKey, ...asset.thumbnails.map((t) => t.key)]);
+    const versions = await tx
+      .select({ key: assetVersions.storageKey, thumbs: assetVersions.thumbnails, mediaType: assetVersions.mediaType })
+      .from(assetVersions)
+      .where(eq(assetVersions.assetId, asset.id));
+    // The row as deleted, not as read before: an encode may have published a stream in between.
+    const [deleted] = await tx.delete(assets).where(eq(assets.id, asset.id)).returning();
+    const head = deleted ?? asset;
+    const all = new Set([head.storageKey, ...head.thumbnails.map((t) => t.key)]);
     for (const v of versions) [v.key, ...v.thumbs.map((t) => t.key)].forEach((k) => all.add(k));
-    if (asset.streamKey) all.add(asset.streamKey);
-    return { boardIds: memberships.map((m) => m.boardId), keys: [...all] };
+    // Leases exist only for bytes an encode has claimed: the head's once its status left `none`, a version's if it is a video.
+    const claimed = [...(head.encodeStatus !== "none" ? [head.storageKey] : []), ...versions.filter((v) => v.mediaType.startsWith("video/")).map((v) => v.key)];
+    claimed.forEach((k) => all.add(leaseKey(k)));
+    return { boardIds: memberships.map((m) => m.boardId), keys: [...all], streamKey: head.streamKey };
   });
   await emitAssetChanged(deps, { asset, kind: "asset_deleted", snapshot: { id: asset.id, token: asset.token, title: asset.title, boardIds } });
+  if (streamKey) {
+    await deleteStream(storage, streamKey).catch((err) => console.error(`[easel] could not delete the stream ${streamKey} of deleted asset ${asset.id}`, err));
+  }
   for (const key of keys) {
     await storage.delete(key).catch((err) => console.error(`[easel] could not delete object ${key} of deleted asset ${asset.id}`, err));
   }

@@ -5,6 +5,7 @@ import { emitAssetChanged } from "../assets/events";
 import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
 import { assets, assetVersions, type Asset, type AssetVersion, type Workspace } from "../db/schema";
+import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
 import type { StorageDriver } from "../storage/types";
 import { assertBoardVersionWriteable, assertHeadMatches, assertVersioningAllowed, lockAsset, revertWindowExceeded } from "./gates";
@@ -57,7 +58,7 @@ export async function revertAsset(
 
   // ---- snapshot the head, then apply version N's content
   const now = deps.clock();
-  const result = await deps.db.transaction(async (tx): Promise<VersionWriteResult> => {
+  const outcome = await deps.db.transaction(async (tx): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
     const asset = await lockAsset(tx, workspace, input.token);
     assertHeadMatches(asset, input.ifMatch);
     if (asset.revertedFrom === n) return { asset, headVersionNumber: asset.nextVersionNumber, changes: {}, wrote: false };
@@ -83,9 +84,13 @@ export async function revertAsset(
       })
       .where(eq(assets.id, asset.id))
       .returning();
-    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes: diffFields(contentOf(asset), contentOf(updated)), wrote: true };
+    // Other bytes: the old bytes' stream, as the locked row held it, is deleted once this commits.
+    const replaced: ReplacedBytes | undefined = sameBytes ? undefined : { storageKey: asset.storageKey, streamKey: asset.streamKey, encodeStatus: asset.encodeStatus };
+    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes: diffFields(contentOf(asset), contentOf(updated)), wrote: true, replaced };
   });
-  // ---- after commit: tell the webhooks
+  // ---- after commit: delete the replaced stream, tell the webhooks
+  const { replaced, ...result } = outcome;
+  if (replaced) await deleteReplacedStream(storage, replaced, deps.clock(), `asset ${result.asset.id}`);
   if (result.wrote) await emitAssetChanged(deps, { asset: result.asset, kind: "asset_updated", changes: result.changes });
   return result;
 }

@@ -4,6 +4,7 @@ import { diffFields, hasChanges } from "../assets/changes";
 import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
 import { assets, uploadSessions, type Workspace } from "../db/schema";
+import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
 import type { StorageDriver } from "../storage/types";
 import { loadUploadSession, receiveBytes } from "../uploads/receive-bytes";
@@ -50,7 +51,7 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
   // ---- bytes are checked before the row lock is taken (no storage I/O under it)
   const bytes = session.status === "pending" ? await receiveBytes(storage, session) : null;
   const now = deps.clock();
-  return deps.db.transaction(async (tx) => {
+  const result = await deps.db.transaction(async (tx): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
     const asset = await lockAsset(tx, input.workspace, input.token);
     const claimed = await tx
       .update(uploadSessions)
@@ -90,8 +91,14 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
       { ...metadataOf(asset), media_type: asset.mediaType, md5: asset.md5, size: asset.size },
       { ...meta, media_type: updated.mediaType, md5: updated.md5, size: updated.size },
     );
-    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes, wrote: true };
+    // The old bytes' stream, as the locked row held it: read here, a stream published just before is not missed.
+    const replaced: ReplacedBytes = { storageKey: asset.storageKey, streamKey: asset.streamKey, encodeStatus: asset.encodeStatus };
+    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes, wrote: true, replaced };
   });
+  // ---- after commit only: a rolled-back write must leave the stream it would have replaced
+  const { replaced, ...written } = result;
+  if (replaced) await deleteReplacedStream(storage, replaced, deps.clock(), `asset ${written.asset.id}`);
+  return written;
 }
 
 async function checkpoint(deps: Deps, input: WriteVersionInput): Promise<VersionWriteResult> {
