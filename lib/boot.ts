@@ -20,16 +20,16 @@ export async function boot() {
 
 /**
  * The embedded job executor, unless a real Inngest server runs the jobs (INNGEST_* set) or this
- * node is told not to. It calls this server's /api/inngest, so it keeps retrying its first sync
- * until the server listens. On SIGTERM/SIGINT it stops leasing work; calls cut short run again.
+ * node is told not to. It calls the handlers of /api/inngest in-process. On SIGTERM/SIGINT it stops
+ * leasing work; calls cut short run again.
  */
 async function startJobs() {
   if (jobsMode() === "inngest") return console.log("[easel] jobs run on the Inngest server (INNGEST_* set)");
   if (env().EASEL_JOBS_DISABLED) return console.log("[easel] jobs: no executor on this node (EASEL_JOBS_DISABLED)");
   try {
     const { db, driver } = await serverDb();
-    const { startEmbeddedExecutor } = await import("./jobs/executor");
-    const executor = await startEmbeddedExecutor(db, { exclusive: driver === "pglite" });
+    const [{ startEmbeddedExecutor }, { serveJobs }] = await Promise.all([import("./jobs/executor"), import("./jobs/serve")]);
+    const executor = await startEmbeddedExecutor(db, { exclusive: driver === "pglite", handlers: serveJobs() });
     const stop = () => void executor.stop(5_000);
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);

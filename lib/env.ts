@@ -47,8 +47,6 @@ const EnvSchema = z.object({
   INNGEST_BASE_URL: z.string().optional(),
   INNGEST_DEV: z.string().optional(),
   PORT: z.string().optional(),
-  /** How the embedded executor reaches this server's /api/inngest (default http://127.0.0.1:$PORT). */
-  EASEL_INTERNAL_URL: z.url().optional(),
   /** Unset: 16 on PostgreSQL (parallel sessions), 4 on the embedded database (one session). */
   EASEL_JOBS_CONCURRENCY: positiveInt(undefined),
   /** This node serves requests but runs no executor (the other nodes on the same Postgres do). */

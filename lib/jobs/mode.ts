@@ -12,8 +12,3 @@ export function jobsMode(): JobsMode {
   return e.INNGEST_EVENT_KEY || e.INNGEST_SIGNING_KEY || e.INNGEST_BASE_URL || e.INNGEST_DEV ? "inngest" : "embedded";
 }
 
-/** The server's own address, which the embedded executor calls (the serve route lives in this app). */
-export function internalUrl(): string {
-  const e = env();
-  return e.EASEL_INTERNAL_URL ?? `http://127.0.0.1:${e.PORT ?? 3000}`;
-}

@@ -2,10 +2,10 @@ import { systemClock } from "../../clock";
 import type { Db } from "../../db";
 import { env } from "../../env";
 import { getSecret } from "../../secrets";
-import { internalUrl } from "../mode";
+import type { ServeHandlers } from "../serve";
 import { Executor } from "./executor";
 import { signingKeyFromSecret } from "./signing";
-import { httpTransport } from "./transport";
+import { inProcessTransport } from "./transport";
 
 export { Executor, defaultBackoffMs, type ExecutorOptions } from "./executor";
 export { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./event-api";
@@ -18,22 +18,28 @@ export { signingKeyFromSecret } from "./signing";
  * cores: 26.9 runs/s against 9.3 with 4); the embedded database runs one statement at a time,
  * where more calls in flight buy little. Encodes and processing keep their own lower limits.
  */
+/** The serve URL the executor's requests carry: never resolved, the handlers are called directly. */
+const EMBEDDED_SERVE_URL = "http://easel-jobs.internal/api/inngest";
+
 function defaultConcurrency(): number {
   return env().DATABASE_URL ? 16 : 4;
 }
 
 /**
- * The server's executor: calls this server's own serve route over HTTP. `exclusive` when the
- * process owns the embedded database (no other node can hold a lease in it).
+ * The server's executor. It calls the serve handlers in-process: the same signed protocol requests
+ * an Inngest server would send to /api/inngest, without a socket or a pass through the framework's
+ * routing (which cost more CPU per call than the executor's own work), and without needing to know
+ * the address this server is reachable at. `exclusive` when the process owns the embedded database
+ * (no other node can hold a lease in it).
  */
-export async function startEmbeddedExecutor(db: Db, opts: { exclusive: boolean }): Promise<Executor> {
+export async function startEmbeddedExecutor(db: Db, opts: { exclusive: boolean; handlers: ServeHandlers }): Promise<Executor> {
   const signingKey = signingKeyFromSecret(await getSecret(db, "jobs_signing_key"));
   const executor = new Executor({
     db,
     clock: systemClock,
     signingKey,
-    serveUrl: new URL("/api/inngest", internalUrl()).href,
-    transport: httpTransport(),
+    serveUrl: EMBEDDED_SERVE_URL,
+    transport: inProcessTransport(opts.handlers),
     concurrency: env().EASEL_JOBS_CONCURRENCY ?? defaultConcurrency(),
     reclaimLeasesOnStart: opts.exclusive,
   });
