@@ -1,12 +1,13 @@
 /**
  * bench/webhooks — webhook fan-out and delivery through the real functions and the embedded
  * executor, every receiver on 127.0.0.1 (one HTTP server, one path per trigger).
- *   npx tsx bench/webhooks/run.ts                   PGlite in memory, executor calls over loopback HTTP
+ *   npx tsx bench/webhooks/run.ts                   PGlite in memory, executor calls in-process (as the server's)
  *   BENCH_DATABASE_URL=postgres://… npx tsx bench/webhooks/run.ts    (a scratch database: it is wiped)
  *   BENCH_TRIGGERS=1000 BENCH_RATE=100 BENCH_SECONDS=30 BENCH_STEADY_TRIGGERS=10
- *   BENCH_CONCURRENCY=4 (EASEL_JOBS_CONCURRENCY of the server) BENCH_TRANSPORT=http|inprocess
+ *   BENCH_CONCURRENCY=4 (EASEL_JOBS_CONCURRENCY of the server) BENCH_TRANSPORT=inprocess|http
  *   BENCH_DRAIN_SECONDS=120 (how long to wait for deliveries still queued after the sending ends)
  *   BENCH_FANOUT_SECONDS=600 (how long to wait for the fan-out's deliveries)
+ *   npx tsx bench/webhooks/run.ts --server          the same phases through a built `next start` (server.ts)
  * Load averages are printed with each phase: on a shared machine the figures mean little without them.
  * 0. Baseline: the same 1,000 deliveries made by calling the delivery function directly.
  * 1. Fan-out: one asset_added event to BENCH_TRIGGERS triggers on one board; time from the send
@@ -15,8 +16,6 @@
  *    event→delivery latency (send start to the receiver reading the request) and throughput.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -45,13 +44,14 @@ import { deliverWebhookJob } from "../../lib/webhooks/deliver.job";
 import { fanOutWebhooksJob } from "../../lib/webhooks/fan-out.job";
 import { createWorkspace } from "../../lib/workspaces/manage-workspaces";
 import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
+import { percentile, startReceiver } from "./receiver";
 
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const STEADY_TRIGGERS = Number(process.env.BENCH_STEADY_TRIGGERS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const TRANSPORT = process.env.BENCH_TRANSPORT ?? "http";
+const TRANSPORT = process.env.BENCH_TRANSPORT ?? "inprocess";
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_SECONDS ?? 120) * 1000;
 const FANOUT_MS = Number(process.env.BENCH_FANOUT_SECONDS ?? 600) * 1000;
 
@@ -79,39 +79,6 @@ async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Prom
   const db = drizzlePglite(pg, { schema });
   await migratePgliteDb(db as never);
   return { db: db as unknown as Db, kind: "pglite (in memory)", close: () => pg.close() };
-}
-
-/** One server, a path per trigger; every request is answered 200 at once and timed on arrival. */
-async function startReceiver() {
-  const arrivals: { path: string; assetId: number; at: number }[] = [];
-  const waiters: (() => void)[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const at = performance.now();
-      res.writeHead(200).end("ok");
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { asset: { id: number } };
-      arrivals.push({ path: req.url ?? "/", assetId: body.asset.id, at });
-      for (const w of waiters.splice(0)) w();
-    });
-  });
-  server.keepAliveTimeout = 1000;
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (p: string) => `http://127.0.0.1:${port}${p}`,
-    arrivals,
-    /** Resolves when `done()` holds or the deadline passes. */
-    async until(done: () => boolean, deadline: number) {
-      while (!done() && performance.now() < deadline) await Promise.race([new Promise<void>((r) => waiters.push(r)), sleep(200)]);
-    },
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
-
-function percentile(sorted: number[], p: number) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 }
 
 async function insertAssets(db: Db, workspaceId: number, boardId: number, n: number): Promise<number[]> {
@@ -238,7 +205,9 @@ async function main() {
   process.exit(0);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.argv.includes("--server")) await import("./server");
+else
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

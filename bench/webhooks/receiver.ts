@@ -1,0 +1,39 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export type Arrival = { path: string; assetId: number; title: string; at: number };
+
+/** One server on 127.0.0.1, a path per trigger; every request is answered 200 at once and timed on arrival. */
+export async function startReceiver() {
+  const arrivals: Arrival[] = [];
+  const waiters: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.now();
+      res.writeHead(200).end("ok");
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { asset: { id: number; title: string } };
+      arrivals.push({ path: req.url ?? "/", assetId: body.asset.id, title: body.asset.title, at });
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (p: string) => `http://127.0.0.1:${port}${p}`,
+    arrivals,
+    /** Resolves when `done()` holds or the deadline (a performance.now() time) passes. */
+    async until(done: () => boolean, deadline: number) {
+      while (!done() && performance.now() < deadline) await Promise.race([new Promise<void>((r) => waiters.push(r)), sleep(200)]);
+    },
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+export function percentile(sorted: number[], p: number) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
