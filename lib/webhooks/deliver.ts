@@ -91,28 +91,41 @@ export async function attemptDelivery(deps: Deps, msg: DeliveryMessage, opts: At
   return { outcome: "failed", attempt, responseStatus: res?.status ?? null, error: error ?? "unknown error" };
 }
 
-/** Records the attempt; its number continues the message's log (a resend's first attempt follows the retries before it). */
+/**
+ * Namespace of the two-key advisory locks that number a message's attempts (the second key is a
+ * hash of trigger and message). Two-key locks never collide with Easel's one-key ones.
+ */
+const ATTEMPT_NUMBER_LOCK = 0x5eb0;
+
+/**
+ * Records the attempt; its number continues the message's log (a resend's first attempt follows the
+ * retries before it). Attempts of one message can be logged at the same moment (a resend racing a
+ * retry), so numbering takes a per-message lock: without it two would read the same count.
+ */
 async function logAttempt(
   deps: Deps,
   msg: DeliveryMessage,
   trigger: Trigger,
   r: { ok: boolean; responseStatus: number | null; error: string | null; durationMs: number },
 ): Promise<number> {
-  const previous = sql<number>`(select count(*) + 1 from ${webhookDeliveries} where ${webhookDeliveries.triggerId} = ${trigger.id} and ${webhookDeliveries.messageId} = ${msg.messageId})`;
-  const [row] = await deps.db
-    .insert(webhookDeliveries)
-    .values({
-      triggerId: trigger.id,
-      messageId: msg.messageId,
-      event: trigger.hook,
-      payload: msg.payload,
-      attempt: previous,
-      status: r.ok ? "succeeded" : "failed",
-      responseStatus: r.responseStatus,
-      error: r.error,
-      durationMs: r.durationMs,
-      createdAt: deps.clock(),
-    })
-    .returning({ attempt: webhookDeliveries.attempt });
-  return row.attempt;
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ATTEMPT_NUMBER_LOCK}, hashtext(${`${trigger.id}:${msg.messageId}`}))`);
+    const previous = sql<number>`(select count(*) + 1 from ${webhookDeliveries} where ${webhookDeliveries.triggerId} = ${trigger.id} and ${webhookDeliveries.messageId} = ${msg.messageId})`;
+    const [row] = await tx
+      .insert(webhookDeliveries)
+      .values({
+        triggerId: trigger.id,
+        messageId: msg.messageId,
+        event: trigger.hook,
+        payload: msg.payload,
+        attempt: previous,
+        status: r.ok ? "succeeded" : "failed",
+        responseStatus: r.responseStatus,
+        error: r.error,
+        durationMs: r.durationMs,
+        createdAt: deps.clock(),
+      })
+      .returning({ attempt: webhookDeliveries.attempt });
+    return row.attempt;
+  });
 }
