@@ -91,16 +91,14 @@ export async function attemptDelivery(deps: Deps, msg: DeliveryMessage, opts: At
   return { outcome: "failed", attempt, responseStatus: res?.status ?? null, error: error ?? "unknown error" };
 }
 
-/**
- * Namespace of the two-key advisory locks that number a message's attempts (the second key is a
- * hash of trigger and message). Two-key locks never collide with Easel's one-key ones.
- */
-const ATTEMPT_NUMBER_LOCK = 0x5eb0;
+/** Times an attempt is numbered again after another attempt of its message took the number first. */
+const NUMBERING_TRIES = 50;
 
 /**
  * Records the attempt; its number continues the message's log (a resend's first attempt follows the
  * retries before it). Attempts of one message can be logged at the same moment (a resend racing a
- * retry), so numbering takes a per-message lock: without it two would read the same count.
+ * retry): the unique (trigger, message, attempt) index lets only one take a number, and the other
+ * counts again. One statement when nothing races.
  */
 async function logAttempt(
   deps: Deps,
@@ -108,24 +106,25 @@ async function logAttempt(
   trigger: Trigger,
   r: { ok: boolean; responseStatus: number | null; error: string | null; durationMs: number },
 ): Promise<number> {
-  return deps.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${ATTEMPT_NUMBER_LOCK}, hashtext(${`${trigger.id}:${msg.messageId}`}))`);
-    const previous = sql<number>`(select count(*) + 1 from ${webhookDeliveries} where ${webhookDeliveries.triggerId} = ${trigger.id} and ${webhookDeliveries.messageId} = ${msg.messageId})`;
-    const [row] = await tx
+  const next = sql<number>`(select count(*) + 1 from ${webhookDeliveries} where ${webhookDeliveries.triggerId} = ${trigger.id} and ${webhookDeliveries.messageId} = ${msg.messageId})`;
+  for (let i = 0; i < NUMBERING_TRIES; i++) {
+    const [row] = await deps.db
       .insert(webhookDeliveries)
       .values({
         triggerId: trigger.id,
         messageId: msg.messageId,
         event: trigger.hook,
         payload: msg.payload,
-        attempt: previous,
+        attempt: next,
         status: r.ok ? "succeeded" : "failed",
         responseStatus: r.responseStatus,
         error: r.error,
         durationMs: r.durationMs,
         createdAt: deps.clock(),
       })
+      .onConflictDoNothing({ target: [webhookDeliveries.triggerId, webhookDeliveries.messageId, webhookDeliveries.attempt] })
       .returning({ attempt: webhookDeliveries.attempt });
-    return row.attempt;
-  });
+    if (row) return row.attempt;
+  }
+  throw new Error(`could not number an attempt of ${msg.messageId}: ${NUMBERING_TRIES} others took the numbers first`);
 }

@@ -30,7 +30,9 @@ beforeAll(async () => {
   if (!onPostgres) return;
   vi.stubEnv("EASEL_WEBHOOK_ALLOW_PRIVATE", "1");
   resetEnvCache();
-  deps = await useTestDeps();
+  // A database of its own on PostgreSQL: its executor, with this file's retry schedule, must not
+  // run other files' jobs from a shared queue.
+  deps = await useTestDeps({ isolated: true });
   await startWebhookJobs(deps);
   receiver = await startReceiver();
   ws = await newWorkspace(deps.db);

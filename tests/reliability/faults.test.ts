@@ -31,7 +31,9 @@ beforeAll(async () => {
   vi.stubEnv("EASEL_WEBHOOK_RETRY_SCHEDULE", "0,1,2");
   vi.stubEnv("EASEL_PUBLIC_URL", "https://easel.example.com");
   resetEnvCache();
-  deps = await useTestDeps();
+  // A database of its own on PostgreSQL: its executor, with this file's retry schedule, must not
+  // run other files' jobs from a shared queue.
+  deps = await useTestDeps({ isolated: true });
   await startWebhookJobs(deps);
   ws = await newWorkspace(deps.db);
   board = await newBoard(deps.db, ws);

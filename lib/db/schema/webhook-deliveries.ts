@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id } from "./_columns";
 import { triggers } from "./triggers";
 
@@ -22,8 +22,9 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     index("webhook_deliveries_trigger_idx").on(t.triggerId, t.id),
-    // Numbering the next attempt of a message (retries and resends share its webhook-id).
-    index("webhook_deliveries_message_idx").on(t.triggerId, t.messageId),
+    // Numbering the next attempt of a message (retries and resends share its webhook-id); unique,
+    // so two attempts logged at once cannot take the same number (the loser numbers again).
+    uniqueIndex("webhook_deliveries_message_attempt_idx").on(t.triggerId, t.messageId, t.attempt),
   ],
 );
 
