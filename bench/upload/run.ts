@@ -144,13 +144,13 @@ function putPart(url: string, file: string, start: number, end: number): Promise
   });
 }
 
-async function putParts(urls: string[], partSize: number, file: string): Promise<string[]> {
+async function putParts(urls: string[], partSize: number, file: string, size = SIZE): Promise<string[]> {
   const etags: string[] = new Array(urls.length);
   let next = 0;
   const worker = async () => {
     while (next < urls.length) {
       const i = next++;
-      etags[i] = await putPart(urls[i], file, i * partSize, Math.min(SIZE, (i + 1) * partSize) - 1);
+      etags[i] = await putPart(urls[i], file, i * partSize, Math.min(size, (i + 1) * partSize) - 1);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -163,14 +163,18 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   const client = makeS3Client({ endpoint: server.endpoint, region: "us-east-1", bucket: "easel", forcePathStyle: true, credentials: keys, embedded: kind === "embedded" });
   if (kind === "embedded") await ensureBucket(client, "easel");
   const driver: StorageDriver = createS3Driver(async () => ({ client, bucket: "easel" }), systemClock);
-  // Warm the server (JIT, first file system calls, the embedded store's digest worker) with a
-  // small multipart upload (a stream longer than one part) before measuring.
+  // Warm the server (JIT, first file system calls, the embedded store's write worker, the buffers
+  // of CONCURRENCY requests in flight at once) with a small upload of the same shape, CONCURRENCY
+  // parallel part PUTs, so that the growth measured is what the upload's size adds.
   const pid = server.child.pid as number;
   const coldRss = rssKb(pid, "VmRSS");
-  const warmup = Buffer.alloc(9 * MiB, 1);
-  await driver.write(`warmup-${run}`, new ReadableStream({ start: (c) => (c.enqueue(warmup), c.close()) }), "application/octet-stream");
+  const warmupSize = CONCURRENCY * 8 * MiB;
+  const warm = await driver.prepareUpload({ key: `warmup-${run}`, size: warmupSize, contentType: "application/octet-stream", expiresAt: new Date(Date.now() + 3600e3) });
+  const warmEtags = await putParts(warm.partUrls as string[], warm.partSize as number, source, warmupSize);
+  if (kind === "embedded") await driver.completeMultipart({ key: `warmup-${run}`, uploadId: warm.multipartUploadId as string, expectedParts: warmEtags.length });
+  else await client.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: `warmup-${run}`, UploadId: warm.multipartUploadId as string, MultipartUpload: { Parts: warmEtags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }));
   const rssBefore = rssKb(pid, "VmRSS");
-  if (run === 1) console.log(`${kind}: server RSS ${(coldRss / 1024).toFixed(0)} MB at start, ${(rssBefore / 1024).toFixed(0)} MB after a 9 MiB multipart warm-up`);
+  if (run === 1) console.log(`${kind}: server RSS ${(coldRss / 1024).toFixed(0)} MB at start, ${(rssBefore / 1024).toFixed(0)} MB after a ${warmupSize / MiB} MiB warm-up upload of the same shape (${CONCURRENCY} parallel part PUTs)`);
   resetPeak(pid);
   const cpuBefore = cpuSeconds(pid);
 
@@ -192,6 +196,7 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   const rssGrowthMb = (rssKb(pid, "VmHWM") - rssBefore) / 1024;
   const cpuAfter = cpuSeconds(pid);
   await driver.delete(key);
+  await driver.delete(`warmup-${run}`);
   const cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
   return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5, cpu };
 }
