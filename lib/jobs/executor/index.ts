@@ -12,15 +12,15 @@ export { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./event-api";
 export { httpTransport, inProcessTransport, type Transport } from "./transport";
 export { signingKeyFromSecret } from "./signing";
 
+/** The serve URL the executor's requests carry: never resolved, the handlers are called directly. */
+const EMBEDDED_SERVE_URL = "http://easel-jobs.internal/api/inngest";
+
 /**
  * Calls in flight per node when EASEL_JOBS_CONCURRENCY is unset. On PostgreSQL calls run in
  * parallel sessions and webhook deliveries mostly wait on the network, so 16 (bench/jobs on 2
  * cores: 26.9 runs/s against 9.3 with 4); the embedded database runs one statement at a time,
  * where more calls in flight buy little. Encodes and processing keep their own lower limits.
  */
-/** The serve URL the executor's requests carry: never resolved, the handlers are called directly. */
-const EMBEDDED_SERVE_URL = "http://easel-jobs.internal/api/inngest";
-
 function defaultConcurrency(): number {
   return env().DATABASE_URL ? 16 : 4;
 }
