@@ -1,9 +1,9 @@
 /**
  * bench/jobs — the embedded executor's overhead: 1,000 no-op runs (one `step.run` each) sent as
  * fast as `send()` returns, against the same step bodies called directly in one process.
- *   npx tsx bench/jobs/run.ts                       PGlite in memory, calls over loopback HTTP
+ *   npx tsx bench/jobs/run.ts                       PGlite in memory, calls in-process (as the server makes them)
  *   BENCH_DATABASE_URL=postgres://… npx tsx bench/jobs/run.ts
- *   BENCH_RUNS=1000 BENCH_CONCURRENCY=4 BENCH_TRANSPORT=http|inprocess
+ *   BENCH_RUNS=1000 BENCH_CONCURRENCY=4 BENCH_TRANSPORT=inprocess|http
  * Per run it also counts the SQL statements the app issued (transactions add a BEGIN and a COMMIT
  * each, counted apart) and the calls the executor made to the serve route, over the burst.
  * Latency is from the start of `send()` to the start of the run's first step body: under load
@@ -26,7 +26,7 @@ import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const TRANSPORT = process.env.BENCH_TRANSPORT ?? "http";
+const TRANSPORT = process.env.BENCH_TRANSPORT ?? "inprocess";
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
 
 /** SQL statements and transactions issued through the app's database handle, and serve-route calls. */

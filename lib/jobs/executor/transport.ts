@@ -3,7 +3,7 @@ import https from "node:https";
 import type { CallAnswer } from "./protocol";
 
 export type CallRequest = { method: "POST" | "PUT"; url: string; headers: Record<string, string>; body: string };
-/** How the executor reaches the serve route: over HTTP in the server, in-process in tests. */
+/** How the executor reaches the serve handlers: in-process in the server and tests, or over HTTP. */
 export type Transport = (req: CallRequest) => Promise<CallAnswer>;
 
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -44,7 +44,7 @@ export function httpTransport(): Transport {
 /** A route handler of any framework flavour (Next.js types its request as NextRequest). */
 type RouteHandler = (req: never, ctx: never) => Promise<Response> | Response;
 
-/** Calls the serve route's handlers directly (tests, benchmarks): the same signed requests, no socket. */
+/** Calls the serve route's handlers directly (the server, tests, benchmarks): the same signed requests, no socket. */
 export function inProcessTransport(handlers: { POST: RouteHandler; PUT: RouteHandler }): Transport {
   return async (req) => {
     const request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body });
