@@ -5,7 +5,7 @@
  *         run one after another on a local file, nothing else;
  *   job   upload_complete → processing job (sniff, probe, poster, thumbnails) → encode job (claim,
  *         probe, one step per rendition with its uploads, publish) → stream_url set, on the
- *         embedded executor (calls over loopback HTTP), PGlite in memory and the embedded object
+ *         embedded executor (calls in-process, as the server makes them), PGlite in memory and the embedded object
  *         store (S3 protocol over loopback, files on disk).
  * Prints both times, their ratio and encode speed as a multiple of real time, and the CPU time each
  * side used (this process and its children, from /proc: robust when other work shares the cores).
@@ -48,7 +48,7 @@ const { planLadder } = await import("../../lib/encode/ladder");
 const { probeSource } = await import("../../lib/encode/probe-source");
 const { binaries } = await import("../../lib/media/ffmpeg");
 const { inngest, useSigningKey } = await import("../../lib/jobs/client");
-const { Executor, httpTransport, signingKeyFromSecret } = await import("../../lib/jobs/executor");
+const { Executor, inProcessTransport, signingKeyFromSecret } = await import("../../lib/jobs/executor");
 const { inngestJobSender } = await import("../../lib/jobs/send");
 const { serveS3 } = await import("../../lib/objectstore");
 const { listen } = await import("../../lib/objectstore/testing/node-server");
@@ -111,7 +111,6 @@ async function job(file: string) {
   const server = await listen(async (req) => {
     const url = new URL(req.url);
     if (url.pathname.startsWith("/storage/s3")) return serveS3(req);
-    if (url.pathname === "/api/inngest") return handlers[req.method as "POST" | "PUT"](req as never, undefined as never);
     return new Response("not found", { status: 404 });
   });
   // Jobs reach the embedded store the way a server does: on its public origin.
@@ -122,7 +121,7 @@ async function job(file: string) {
     clock: systemClock,
     signingKey: signingKeyFromSecret(await getSecret(db, "jobs_signing_key")),
     serveUrl: `${server.origin}/api/inngest`,
-    transport: httpTransport(),
+    transport: inProcessTransport(handlers),
     log: { info: () => undefined, warn: console.warn, error: console.error },
   });
   await executor.sync();
