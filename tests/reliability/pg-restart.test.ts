@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
@@ -14,6 +13,7 @@ import { recordingJobSender } from "../../lib/jobs/send";
 import { call } from "../helpers/call-route";
 import { MemoryStorage } from "../helpers/memory-storage";
 import { newApiToken, newWorkspace } from "../helpers/factories";
+import { tcpProxy, type Proxy } from "./tcp-proxy";
 
 /**
  * PostgreSQL going away under load, without touching the machine's server (other suites use it):
@@ -34,44 +34,6 @@ const target = inject("testDatabase");
 const onPostgres = target.kind === "postgres";
 const WORKERS = 8;
 const BOUND_MS = 10_000; // the pool's connect_timeout: no request may wait longer than that (before the fix: 19 s)
-
-type Proxy = { port: number; cut: () => Promise<void>; accept: () => Promise<void>; close: () => Promise<void>; open: () => number };
-
-/** A TCP proxy to host:port whose connections can be cut and whose door can be shut and reopened. */
-async function tcpProxy(host: string, port: number): Promise<Proxy> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("error", () => undefined);
-      s.on("close", () => {
-        sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const own = (server.address() as net.AddressInfo).port;
-  return {
-    port: own,
-    open: () => sockets.size / 2,
-    // Stop listening (new connections: ECONNREFUSED), then destroy every live connection.
-    cut: async () => {
-      const closed = new Promise<void>((r) => server.close(() => r()));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-    accept: () => new Promise<void>((r) => server.listen(own, "127.0.0.1", r)),
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      if (server.listening) await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
 
 type Outcome = { at: number; ms: number; status: number; code: string | null; retryAfter: string | null };
 

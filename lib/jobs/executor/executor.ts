@@ -124,12 +124,19 @@ export class Executor {
       const n = await releaseAllLeases(this.o.db);
       if (n) this.o.log.info(`[jobs] resumed ${n} call(s) interrupted by the previous shutdown`);
     }
+    // A failing loop (the database unreachable) retries with a growing pause, up to five polls, and
+    // logs the first failure of a run of them, every tenth after it, and the recovery: an outage
+    // leaves a few lines in the log, not one per poll.
+    let failures = 0;
     while (this.running) {
       try {
         await this.tick();
+        if (failures) this.o.log.info(`[jobs] executor loop running again after ${failures} failed attempt(s)`);
+        failures = 0;
       } catch (err) {
-        this.o.log.error(`[jobs] executor loop: ${(err as Error).message}`);
-        await this.idle(this.o.pollMs);
+        failures++;
+        if (failures === 1 || failures % 10 === 0) this.o.log.error(`[jobs] executor loop (attempt ${failures}): ${(err as Error).message}`);
+        await this.idle(this.o.pollMs * Math.min(5, 2 ** (failures - 1)));
       }
     }
   }
