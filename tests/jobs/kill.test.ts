@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { exited } from "../helpers/child-process";
 import { jobsDb } from "./helpers";
 
 /**
@@ -49,14 +50,15 @@ it("resumes runs after kill -9, mid-step and mid-sleep, without re-running finis
   const ready = () => count("slow.slow:start") === 1 && count("memoized:kill-slow-steps/a") === 1 && count("memoized:kill-sleepy/before") === 1;
   await until(ready, "a step in flight and a run asleep", first);
   first.child.kill("SIGKILL");
-  await new Promise((r) => first.child.once("exit", r));
+  await exited(first.child);
   expect(count("slow.slow:end")).toBe(0);
   expect(count("sleepy.after")).toBe(0);
   expect(count("memoized:kill-sleepy/nap")).toBe(0);
 
   const second = start(db, false);
   await until(() => lines().some((l) => l.startsWith("harness:done")), "both runs to finish", second);
-  await new Promise((r) => second.child.once("exit", r));
+  // The harness exits right after writing "done": it may be gone before this line runs.
+  await exited(second.child);
 
   const done = lines().find((l) => l.startsWith("harness:done"))!;
   expect(JSON.parse(done.slice("harness:done ".length))).toEqual(

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { exited } from "../helpers/child-process";
 import { makeClip } from "./helpers";
 
 /**
@@ -46,13 +47,14 @@ it("resumes an encode after kill -9 without re-encoding the finished rendition",
   const first = start(true, clip);
   await until(() => first.output().includes("360p started"), "the second rendition to start", first);
   first.child.kill("SIGKILL");
-  await new Promise((r) => first.child.once("exit", r));
+  await exited(first.child);
   expect(count(first.output(), "240p finished")).toBe(1);
   expect(count(first.output(), "360p finished")).toBe(0);
 
   const second = start(false);
   await until(() => second.output().includes("harness:done"), "the encode to finish after the restart", second);
-  await new Promise((r) => second.child.once("exit", r));
+  // The harness exits right after reporting: it may be gone before this line runs.
+  await exited(second.child);
   const out = second.output();
   const done = JSON.parse(out.slice(out.indexOf("harness:done ") + "harness:done ".length).split("\n")[0]);
   expect(done).toMatchObject({ status: "ready", error: null, missing: 0 });
