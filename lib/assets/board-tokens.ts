@@ -1,7 +1,16 @@
-import { asc, eq, inArray, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db";
 import { prepared } from "../db/prepared";
 import { assetBoards, boards } from "../db/schema";
+
+/** Board tokens of the assets `where` picks, oldest membership first. */
+const tokensWhere = (db: DbOrTx, where: SQL) =>
+  db
+    .select({ assetId: assetBoards.assetId, token: boards.token })
+    .from(assetBoards)
+    .innerJoin(boards, eq(boards.id, assetBoards.boardId))
+    .where(where)
+    .orderBy(asc(assetBoards.createdAt), asc(boards.id));
 
 /** Board tokens of many assets in one query (no N+1 when listing). */
 export async function boardTokensByAsset(db: DbOrTx, assetIds: number[]): Promise<Map<number, string[]>> {
@@ -10,21 +19,8 @@ export async function boardTokensByAsset(db: DbOrTx, assetIds: number[]): Promis
   // One asset (every single-asset answer) reuses a prepared query; a page builds its IN list.
   const rows =
     assetIds.length === 1
-      ? await prepared(db, "board_tokens_of_asset", (d) =>
-          d
-            .select({ assetId: assetBoards.assetId, token: boards.token })
-            .from(assetBoards)
-            .innerJoin(boards, eq(boards.id, assetBoards.boardId))
-            .where(eq(assetBoards.assetId, sql.placeholder("assetId")))
-            .orderBy(asc(assetBoards.createdAt), asc(boards.id))
-            .prepare("board_tokens_of_asset"),
-        ).execute({ assetId: assetIds[0] })
-      : await db
-          .select({ assetId: assetBoards.assetId, token: boards.token })
-          .from(assetBoards)
-          .innerJoin(boards, eq(boards.id, assetBoards.boardId))
-          .where(inArray(assetBoards.assetId, assetIds))
-          .orderBy(asc(assetBoards.createdAt), asc(boards.id));
+      ? await prepared(db, "board_tokens_of_asset", (d) => tokensWhere(d, eq(assetBoards.assetId, sql.placeholder("assetId"))).prepare("board_tokens_of_asset")).execute({ assetId: assetIds[0] })
+      : await tokensWhere(db, inArray(assetBoards.assetId, assetIds));
   for (const r of rows) out.get(r.assetId)?.push(r.token);
   return out;
 }

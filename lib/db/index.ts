@@ -2,7 +2,7 @@ import { env } from "../env";
 import { openDb, type DbHandle } from "./client";
 
 export type { Db, DbOrTx, Tx } from "./types";
-export { queryRows } from "./types";
+export { isSingleSession, queryRows } from "./types";
 
 type Holder = { __easelDb?: Promise<DbHandle> };
 const holder = globalThis as Holder;

@@ -16,3 +16,13 @@ export async function queryRows<T>(db: DbOrTx, query: SQL): Promise<T[]> {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
+
+/**
+ * True on the embedded database (PGlite): one session, so every statement runs alone and a
+ * single statement needs no transaction or lock around it to see a consistent state. Its driver
+ * also decodes some column types differently from postgres.js (bytea, for one).
+ */
+export function isSingleSession(db: DbOrTx): boolean {
+  const client = (db as { $client?: { dumpDataDir?: unknown; exec?: unknown } }).$client;
+  return typeof client?.dumpDataDir === "function" && typeof client.exec === "function";
+}

@@ -121,8 +121,8 @@ function isStreamAbort(err: unknown): boolean {
   return true;
 }
 
-/** Streams `body` into `sink`, at most `maxBytes` of it. Answers the bytes handed over. */
-async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise<number> {
+/** Streams `body` into `sink`, at most `maxBytes` of it. */
+async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise<void> {
   let total = 0;
   try {
     if (body) {
@@ -133,7 +133,6 @@ async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise
         if (full) await full;
       }
     }
-    return total;
   } catch (err) {
     if (err instanceof BodyError) throw err;
     if (isStreamAbort(err)) throw new BodyError("aborted", "the client closed the connection before the body ended");
@@ -168,10 +167,7 @@ export async function receiveToTemp(
     sink = openWorkerSink(fh.fd, { sha256: opts.sha256, transfer: opts.transfer ?? false });
     let received: Omit<Received, "path">;
     if (sink) {
-      const size = await pumpToSink(body, sink, max);
-      if (opts.expectedLength !== null && size !== opts.expectedLength) {
-        throw new BodyError("incomplete", `received ${size} of ${opts.expectedLength} bytes`);
-      }
+      await pumpToSink(body, sink, max);
       const done = await sink.finish();
       sink = null;
       received = { size: done.written, md5: done.md5, sha256: done.sha256 };
@@ -179,10 +175,10 @@ export async function receiveToTemp(
       const md5 = crypto.createHash("md5");
       const sha = opts.sha256 ? crypto.createHash("sha256") : null;
       const { written: size } = await pumpBody(fh, 0, body, { hashes: sha ? [md5, sha] : [md5], maxBytes: max });
-      if (opts.expectedLength !== null && size !== opts.expectedLength) {
-        throw new BodyError("incomplete", `received ${size} of ${opts.expectedLength} bytes`);
-      }
       received = { size, md5: md5.digest(), sha256: sha ? sha.digest("hex") : null };
+    }
+    if (opts.expectedLength !== null && received.size !== opts.expectedLength) {
+      throw new BodyError("incomplete", `received ${received.size} of ${opts.expectedLength} bytes`);
     }
     // One flush per body, after its last write: the bytes are on disk before they count.
     await fh.datasync();

@@ -1,5 +1,5 @@
 import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../db";
+import { isSingleSession, type Db } from "../../db";
 import { assetEmbeddings, assets } from "../../db/schema";
 import { embed, EmbeddingsError } from "../../embeddings/client";
 import type { EmbeddingsConfig } from "../../embeddings/config";
@@ -36,12 +36,6 @@ export async function semanticFor(config: EmbeddingsConfig | null, words: string
   }
 }
 
-/**
- * How vectors are read back: raw bytes from postgres.js; base64 text from PGlite, whose driver
- * decodes a bytea column about 10× slower than Node decodes the same bytes from base64.
- */
-const onPglite = (db: Db) => typeof (db as unknown as { $client?: { unsafe?: unknown } }).$client?.unsafe !== "function";
-
 /** Assets whose vectors are read per query, a chunk at a time, so memory stays bounded on any workspace. */
 const CHUNK = 2000;
 
@@ -59,7 +53,9 @@ export async function rankByMeaning(db: Db, base: SQL | undefined, words: SQL, s
   const query = Float64Array.from(s.vector);
   const matched = sql<boolean>`${assets.search} @@ ${words}`;
   const kept: (Ranked & { at: number })[] = [];
-  const base64 = onPglite(db);
+  // Vectors are read back as raw bytes from postgres.js, as base64 text from PGlite, whose driver
+  // decodes a bytea column about 10× slower than Node decodes the same bytes from base64.
+  const base64 = isSingleSession(db);
   const vector = base64 ? sql<string | null>`encode(${assetEmbeddings.vector}, 'base64')` : sql<Uint8Array | null>`${assetEmbeddings.vector}`;
   for (let after: number | null = null; ; ) {
     const rows = await db

@@ -41,7 +41,7 @@ export async function saveSyncedFunctions(db: DbOrTx, fns: SyncedFunction[], now
 }
 
 /** How long `recentFunctions` may answer from memory: a sync by another node applies to events stored here within this long. */
-export const FUNCTIONS_TTL_MS = 1000;
+const FUNCTIONS_TTL_MS = 1000;
 const recent = new WeakMap<object, { at: number; fns: Promise<JobFunction[]> }>();
 
 /**

@@ -36,10 +36,18 @@ export function ckeyColumns(keys: { key: string; limit: number }[]) {
   return { ckey1: keys[0]?.key ?? null, climit1: keys[0]?.limit ?? null, ckey2: keys[1]?.key ?? null, climit2: keys[1]?.limit ?? null };
 }
 
-export async function storeEvent(tx: Tx, incoming: IncomingEvent, now: Date): Promise<StoredEvent & { duplicate: boolean }> {
+type EventRow = { id: string; name: string; payload: Record<string, unknown>; dedupeKey: string | null };
+
+/** The row an incoming event is stored as: a new id, its own `id` (if any) as the dedupe key, defaults filled in. */
+function eventRow(incoming: IncomingEvent, now: Date): EventRow {
   const id = newId(now.getTime());
   const dedupeKey = typeof incoming.id === "string" && incoming.id ? incoming.id : null;
   const payload: Record<string, unknown> = { ...incoming, id: dedupeKey ?? id, data: incoming.data ?? {}, ts: incoming.ts ?? now.getTime() };
+  return { id, name: incoming.name, payload, dedupeKey };
+}
+
+export async function storeEvent(tx: Tx, incoming: IncomingEvent, now: Date): Promise<StoredEvent & { duplicate: boolean }> {
+  const { id, payload, dedupeKey } = eventRow(incoming, now);
   const [row] = await tx
     .insert(jobEvents)
     .values({ id, name: incoming.name, payload, dedupeKey, receivedAt: now })
@@ -62,7 +70,6 @@ export async function createRun(tx: Tx, fn: JobFunction, event: StoredEvent, now
 /** Events per statement: far below PostgreSQL's 65,535 bind parameters per statement. */
 const EVENTS_PER_STATEMENT = 1000;
 
-type EventRow = { id: string; name: string; payload: Record<string, unknown>; dedupeKey: string | null };
 type RunRow = { id: string; functionId: string; eventId: string; keys: { key: string; limit: number }[] };
 
 /**
@@ -106,12 +113,7 @@ export async function ingestEvents(db: DbOrTx, events: IncomingEvent[], now: Dat
     return db.transaction((tx) => ingestEvents(tx, events, now));
   }
   const fns = await recentFunctions(db);
-  const rows: EventRow[] = events.map((incoming) => {
-    const id = newId(now.getTime());
-    const dedupeKey = typeof incoming.id === "string" && incoming.id ? incoming.id : null;
-    const payload: Record<string, unknown> = { ...incoming, id: dedupeKey ?? id, data: incoming.data ?? {}, ts: incoming.ts ?? now.getTime() };
-    return { id, name: incoming.name, payload, dedupeKey };
-  });
+  const rows = events.map((incoming) => eventRow(incoming, now));
   const planned: RunRow[] = rows.flatMap((r) =>
     fns.filter((fn) => matches(fn, r.payload)).map((fn) => ({ id: newId(now.getTime()), functionId: fn.id, eventId: r.id, keys: concurrencyKeys(fn, r.payload) })),
   );

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db } from "../../../db";
 import { jobFunctions, jobQueue, type JobFunction, type JobRun, type JobRunStatus } from "../../../db/schema/jobs";
 import type { MemoizedStep } from "../protocol";
@@ -22,6 +22,11 @@ export type CallStateRow = {
   event: Record<string, unknown> | string;
   steps: MemoizedStep[] | string;
 };
+
+/** A run's memoized steps in completion order, as one JSON array (`[]` when none): `runId` is an SQL expression. */
+export const memoizedStepsOf = (runId: SQL) =>
+  sql`(select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
+    from job_steps s where s.run_id = ${runId})`;
 
 const json = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
 
@@ -59,9 +64,7 @@ export function functionCache(db: Db, ttlMs = 10_000) {
 export async function loadCallState(db: Db, item: ClaimedItem): Promise<CallState | null> {
   const [row] = await queryRows<CallStateRow>(
     db,
-    sql`select r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event,
-        (select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
-          from job_steps s where s.run_id = r.id) as steps
+    sql`select r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event, ${memoizedStepsOf(sql`r.id`)} as steps
       from job_runs r join job_events e on e.id = r.event_id where r.id = ${item.runId}`,
   );
   return row ? parseCallState(row, item.runId) : null;

@@ -1,9 +1,8 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
-import { queryRows, type Db } from "../../../db";
+import { isSingleSession, queryRows, type Db } from "../../../db";
 import type { JobQueueKind } from "../../../db/schema/jobs";
-import { isSingleSession } from "./session";
-import { parseCallState, type CallState, type CallStateRow } from "./load";
+import { memoizedStepsOf, parseCallState, type CallState, type CallStateRow } from "./load";
 
 export type ClaimedItem = { id: number; runId: string; kind: JobQueueKind; stepId: string; name: string | null; attempt: number; leaseToken: string };
 
@@ -64,9 +63,7 @@ export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: numb
         where id in (select run_id from leased where kind = 'call') and status = 'queued'
       )
       select l.id as q_id, l.run_id, l.kind, l.step_id, l.name as q_name, l.attempt as q_attempt,
-        r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event,
-        (select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
-          from job_steps s where s.run_id = l.run_id) as steps
+        r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event, ${memoizedStepsOf(sql`l.run_id`)} as steps
       from leased l
       left join job_runs r on r.id = l.run_id and l.kind = 'call'
       left join job_events e on e.id = r.event_id
@@ -83,12 +80,6 @@ export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: numb
     // The claim's snapshot predates its own `started` update: a call's run is running from here on.
     state: r.kind === "call" && r.status ? parseCallState({ ...r, status: r.status === "queued" ? "running" : r.status }, r.run_id) : null,
   }));
-}
-
-/** One item (tests and tools); the executor claims in batches. */
-export async function claimNext(db: Db, now: Date, leaseMs: number): Promise<ClaimedItem | null> {
-  const [claim] = await claimBatch(db, now, leaseMs, 1);
-  return claim?.item ?? null;
 }
 
 /** Keeps a lease while its call runs; false when the lease was lost (it ran out and another worker took the item). */

@@ -1,10 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { queryRows, type Db, type DbOrTx, type Tx } from "../../../db";
+import { isSingleSession, queryRows, type Db, type DbOrTx, type Tx } from "../../../db";
 import { jobCalls, jobQueue, jobRuns, type JobError, type JobRun } from "../../../db/schema/jobs";
 import { sleepUntil, toJobError, type MemoizedStep, type Op, type Outcome } from "../protocol";
 import { ckeyColumns, ingestEvents } from "./ingest";
 import type { ClaimedItem } from "./queue";
-import { isSingleSession } from "./session";
 
 export type SettleInput = {
   item: ClaimedItem;
