@@ -1,17 +1,15 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as triggerRoute from "../../app/v1/trigger/route";
 import { webhookDeliveries, type Board, type Workspace } from "../../lib/db/schema";
 import { getDeps } from "../../lib/deps";
-import { resetEnvCache } from "../../lib/env";
 import { assetChanged } from "../../lib/jobs/events";
 import { attemptDelivery } from "../../lib/webhooks/deliver";
 import { messageIdFor } from "../../lib/webhooks/sign";
 import { call } from "../helpers/call-route";
 import { testDb } from "../helpers/db";
-import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newBoard, newWorkspace } from "../helpers/factories";
-import { sleep, startReceiver, startWebhookJobs, waitFor } from "../webhooks/helpers";
+import { sleep, startReceiver, useWebhookJobs, waitFor } from "../webhooks/helpers";
 
 /**
  * Deliveries racing each other on PostgreSQL (on the embedded database every statement runs in
@@ -20,7 +18,7 @@ import { sleep, startReceiver, startWebhookJobs, waitFor } from "../webhooks/hel
  */
 const onPostgres = (await testDb()).kind === "postgres";
 
-let deps: Awaited<ReturnType<typeof useTestDeps>>;
+let deps: Awaited<ReturnType<typeof useWebhookJobs>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let ws: Workspace;
 let board: Board;
@@ -28,20 +26,11 @@ let token: string;
 
 beforeAll(async () => {
   if (!onPostgres) return;
-  vi.stubEnv("EASEL_WEBHOOK_ALLOW_PRIVATE", "1");
-  resetEnvCache();
-  // A database of its own on PostgreSQL: its executor, with this file's retry schedule, must not
-  // run other files' jobs from a shared queue.
-  deps = await useTestDeps({ isolated: true });
-  await startWebhookJobs(deps);
+  deps = await useWebhookJobs();
   receiver = await startReceiver();
   ws = await newWorkspace(deps.db);
   board = await newBoard(deps.db, ws);
   token = await newApiToken(deps.db, ws, { webhooks: true });
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-  resetEnvCache();
 });
 
 async function hookOn(path: string) {

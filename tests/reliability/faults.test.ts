@@ -1,17 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as triggerRoute from "../../app/v1/trigger/route";
 import * as deliveriesRoute from "../../app/v1/trigger/[id]/deliveries/route";
 import { emitAssetChanged } from "../../lib/assets/events";
 import type { Board, Workspace } from "../../lib/db/schema";
 import { getDeps } from "../../lib/deps";
-import { resetEnvCache } from "../../lib/env";
 import { call } from "../helpers/call-route";
-import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newBoard, newWorkspace } from "../helpers/factories";
-import { startWebhookJobs, waitFor } from "../webhooks/helpers";
+import { useWebhookJobs, waitFor } from "../webhooks/helpers";
 
 /**
  * Webhook receiver down, then back: nothing listens on the receiver's port for the first two
@@ -20,21 +18,14 @@ import { startWebhookJobs, waitFor } from "../webhooks/helpers";
  * arrives, once, signed, with the event's one webhook-id, and the log shows failed, failed,
  * succeeded. Schedule "0,1,2": attempts at 0 s, 1 s, 3 s.
  */
-let deps: Awaited<ReturnType<typeof useTestDeps>>;
+let deps: Awaited<ReturnType<typeof useWebhookJobs>>;
 let ws: Workspace;
 let board: Board;
 let token: string;
 let server: http.Server | null = null;
 
 beforeAll(async () => {
-  vi.stubEnv("EASEL_WEBHOOK_ALLOW_PRIVATE", "1");
-  vi.stubEnv("EASEL_WEBHOOK_RETRY_SCHEDULE", "0,1,2");
-  vi.stubEnv("EASEL_PUBLIC_URL", "https://easel.example.com");
-  resetEnvCache();
-  // A database of its own on PostgreSQL: its executor, with this file's retry schedule, must not
-  // run other files' jobs from a shared queue.
-  deps = await useTestDeps({ isolated: true });
-  await startWebhookJobs(deps);
+  deps = await useWebhookJobs({ EASEL_WEBHOOK_RETRY_SCHEDULE: "0,1,2", EASEL_PUBLIC_URL: "https://easel.example.com" });
   ws = await newWorkspace(deps.db);
   board = await newBoard(deps.db, ws);
   token = await newApiToken(deps.db, ws, { webhooks: true });
@@ -44,8 +35,6 @@ afterAll(async () => {
     server.closeAllConnections();
     await new Promise((r) => server!.close(r));
   }
-  vi.unstubAllEnvs();
-  resetEnvCache();
 });
 
 /** A loopback port nobody listens on (bound, then released). */

@@ -1,12 +1,7 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { openDb, type DbHandle } from "../../lib/db/client";
 import { finishedRuns, startExecutor } from "../jobs/helpers";
 import { testClient } from "../jobs/fixtures/client";
-import { tcpProxy, type Proxy } from "./tcp-proxy";
+import { openBehindProxy, type ProxiedDb } from "./tcp-proxy";
 
 /**
  * The embedded job executor when PostgreSQL goes away and comes back, without a restart of the
@@ -28,37 +23,17 @@ const slowStep = testClient.createFunction({ id: "outage-slow-step", retries: 3,
 
 const quick = testClient.createFunction({ id: "outage-quick", retries: 3, triggers: [{ event: "test/outage-quick" }] }, async ({ step }) => step.run("only", () => "done"));
 
-let admin: postgres.Sql;
-let dbName: string;
-let proxy: Proxy;
-let handle: DbHandle;
-let dataDir: string;
+let db: ProxiedDb;
 
 beforeAll(async () => {
   if (!onPostgres) return;
-  const base = new URL(target.url);
-  admin = postgres(target.url, { onnotice: () => undefined, max: 1 });
-  dbName = `easel_jobcut_${process.pid}_${Date.now().toString(36)}`;
-  await admin.unsafe(`create database ${dbName}`);
-  proxy = await tcpProxy(base.hostname, Number(base.port || 5432));
-  const viaProxy = new URL(target.url);
-  viaProxy.host = `127.0.0.1:${proxy.port}`;
-  viaProxy.pathname = `/${dbName}`;
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-jobcut-"));
-  // The production pool (connect_timeout, max 10), migrated through the proxy.
-  handle = await openDb({ databaseUrl: viaProxy.toString(), dataDir, role: "server" });
-  await startExecutor(handle.db, { functions: [slowStep, quick], leaseMs: 3_000 });
+  db = await openBehindProxy(target.url, "jobcut");
+  await startExecutor(db.handle.db, { functions: [slowStep, quick], leaseMs: 3_000 });
 });
 
+// The executor stops in the jobs helpers' own afterAll, registered before this one: it runs after.
 afterAll(async () => {
-  if (!onPostgres) return;
-  await proxy?.accept().catch(() => undefined);
-  // The executor stops in the jobs helpers' own afterAll, registered before this one: it runs after.
-  await handle?.close().catch(() => undefined);
-  await proxy?.close();
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.end({ timeout: 5 });
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (onPostgres) await db?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,18 +41,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe.skipIf(!onPostgres)("the job executor when PostgreSQL is lost and comes back", () => {
   it("a run cut mid-step and a run sent after the outage both complete, with the same process and pool", async () => {
     await testClient.send({ name: "test/outage-quick", data: {} });
-    expect((await finishedRuns(handle.db, "jobs-test-outage-quick", 1))[0].status).toBe("completed");
+    expect((await finishedRuns(db.handle.db, "jobs-test-outage-quick", 1))[0].status).toBe("completed");
 
     await testClient.send({ name: "test/outage-slow", data: {} });
     await sleep(600); // inside the 1.5 s step
-    await proxy.cut();
+    await db.proxy.cut();
     await sleep(3000);
-    await proxy.accept();
+    await db.proxy.accept();
     const cutAt = Date.now();
 
     await testClient.send({ name: "test/outage-quick", data: {} });
-    const quickRuns = await finishedRuns(handle.db, "jobs-test-outage-quick", 2, 30_000);
-    const [slowRun] = await finishedRuns(handle.db, "jobs-test-outage-slow-step", 1, 30_000);
+    const quickRuns = await finishedRuns(db.handle.db, "jobs-test-outage-quick", 2, 30_000);
+    const [slowRun] = await finishedRuns(db.handle.db, "jobs-test-outage-slow-step", 1, 30_000);
     expect(quickRuns.map((r) => r.status)).toEqual(["completed", "completed"]);
     expect(slowRun.status).toBe("completed");
     expect(slowRun.output).toBe("waited, then done");

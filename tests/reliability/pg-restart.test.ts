@@ -1,11 +1,6 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import * as boardsRoute from "../../app/v1/[slug]/boards/route";
 import { systemClock } from "../../lib/clock";
-import { openDb, type DbHandle } from "../../lib/db/client";
 import type { Workspace } from "../../lib/db/schema";
 import { setDeps } from "../../lib/deps";
 import { resetEnvCache } from "../../lib/env";
@@ -13,7 +8,7 @@ import { recordingJobSender } from "../../lib/jobs/send";
 import { call } from "../helpers/call-route";
 import { MemoryStorage } from "../helpers/memory-storage";
 import { newApiToken, newWorkspace } from "../helpers/factories";
-import { tcpProxy, type Proxy } from "./tcp-proxy";
+import { openBehindProxy, type ProxiedDb } from "./tcp-proxy";
 
 /**
  * PostgreSQL going away under load, without touching the machine's server (other suites use it):
@@ -37,43 +32,24 @@ const BOUND_MS = 10_000; // the pool's connect_timeout: no request may wait long
 
 type Outcome = { at: number; ms: number; status: number; code: string | null; retryAfter: string | null };
 
-let admin: postgres.Sql;
-let dbName: string;
-let proxy: Proxy;
-let handle: DbHandle;
+let db: ProxiedDb;
 let ws: Workspace;
 let token: string;
-let dataDir: string;
 
 beforeAll(async () => {
   if (!onPostgres) return;
   vi.stubEnv("EASEL_RATE_LIMIT_PER_MIN", "1000000");
   resetEnvCache();
-  const base = new URL(target.url);
-  admin = postgres(target.url, { onnotice: () => undefined, max: 1 });
-  dbName = `easel_pgcut_${process.pid}_${Date.now().toString(36)}`;
-  await admin.unsafe(`create database ${dbName}`);
-  proxy = await tcpProxy(base.hostname, Number(base.port || 5432));
-  const viaProxy = new URL(target.url);
-  viaProxy.host = `127.0.0.1:${proxy.port}`;
-  viaProxy.pathname = `/${dbName}`;
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-pgcut-"));
-  // The production pool (connect_timeout, max 10), migrated through the proxy.
-  handle = await openDb({ databaseUrl: viaProxy.toString(), dataDir, role: "server" });
-  setDeps({ db: handle.db, clock: systemClock, jobs: recordingJobSender(), storage: (kind) => new MemoryStorage(kind) });
-  ws = await newWorkspace(handle.db, { plan: "team" });
-  token = await newApiToken(handle.db, ws, { scopes: ["read", "write"] });
+  db = await openBehindProxy(target.url, "pgcut");
+  setDeps({ db: db.handle.db, clock: systemClock, jobs: recordingJobSender(), storage: (kind) => new MemoryStorage(kind) });
+  ws = await newWorkspace(db.handle.db, { plan: "team" });
+  token = await newApiToken(db.handle.db, ws, { scopes: ["read", "write"] });
 });
 
 afterAll(async () => {
   if (!onPostgres) return;
   setDeps(null);
-  await proxy?.accept().catch(() => undefined);
-  await handle?.close().catch(() => undefined);
-  await proxy?.close();
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.end({ timeout: 5 });
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await db?.close();
   vi.unstubAllEnvs();
   resetEnvCache();
 });
@@ -126,12 +102,12 @@ describe.skipIf(!onPostgres)("PostgreSQL lost under load, Easel not restarted", 
   it("connections cut and refused for 3 s: clean 503s, then served again by the same pool", async () => {
     const run = load();
     await sleep(1500);
-    const openBefore = proxy.open();
+    const openBefore = db.proxy.open();
     const cutAt = run.since();
-    await proxy.cut();
+    await db.proxy.cut();
     await sleep(3000);
     const backAt = run.since();
-    await proxy.accept();
+    await db.proxy.accept();
     await sleep(3000);
     const outcomes = await run.stop();
     const slowest = checkClean(outcomes);
@@ -153,7 +129,7 @@ describe.skipIf(!onPostgres)("PostgreSQL lost under load, Easel not restarted", 
     const run = load();
     await sleep(1500);
     const killAt = run.since();
-    const killed = await admin.unsafe(`select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where datname = '${dbName}' and pid <> pg_backend_pid()) t`);
+    const killed = await db.admin.unsafe(`select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()) t`);
     await sleep(2500);
     const outcomes = await run.stop();
     const slowest = checkClean(outcomes);

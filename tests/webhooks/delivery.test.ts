@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as triggerRoute from "../../app/v1/trigger/route";
 import * as triggerIdRoute from "../../app/v1/trigger/[id]/route";
@@ -15,10 +15,9 @@ import addedSample from "../../lib/webhooks/sample-events/asset_added.json";
 import updatedSample from "../../lib/webhooks/sample-events/asset_updated.json";
 import deletedSample from "../../lib/webhooks/sample-events/asset_deleted.json";
 import { call } from "../helpers/call-route";
-import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
 import { uploadAsset } from "../helpers/uploads";
-import { sleep, startReceiver, startWebhookJobs, waitFor, type Received } from "./helpers";
+import { sleep, startReceiver, useWebhookJobs, waitFor, type Received } from "./helpers";
 
 /**
  * The delivery path for real: domain writes → asset/changed → fan-out function → one delivery run
@@ -26,29 +25,18 @@ import { sleep, startReceiver, startWebhookJobs, waitFor, type Received } from "
  * at 0 s, 1 s, 2 s), all through the embedded executor on this file's database.
  */
 const DAY = 86_400_000;
-let deps: Awaited<ReturnType<typeof useTestDeps>>;
+let deps: Awaited<ReturnType<typeof useWebhookJobs>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let ws: Workspace;
 let board: Board;
 let token: string;
 
 beforeAll(async () => {
-  vi.stubEnv("EASEL_WEBHOOK_ALLOW_PRIVATE", "1");
-  vi.stubEnv("EASEL_WEBHOOK_RETRY_SCHEDULE", "0,1,1");
-  vi.stubEnv("EASEL_PUBLIC_URL", "https://easel.example.com");
-  resetEnvCache();
-  // A database of its own on PostgreSQL: its executor, with this file's retry schedule, must not
-  // run other files' jobs from a shared queue.
-  deps = await useTestDeps({ isolated: true });
-  await startWebhookJobs(deps);
+  deps = await useWebhookJobs({ EASEL_WEBHOOK_RETRY_SCHEDULE: "0,1,1", EASEL_PUBLIC_URL: "https://easel.example.com" });
   receiver = await startReceiver();
   ws = await newWorkspace(deps.db);
   board = await newBoard(deps.db, ws, { title: "Spring campaign" });
   token = await newApiToken(deps.db, ws, { webhooks: true });
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-  resetEnvCache();
 });
 
 let paths = 0;

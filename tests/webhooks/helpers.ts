@@ -1,14 +1,16 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "inngest/next";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { setDeps, type Deps } from "../../lib/deps";
+import { resetEnvCache } from "../../lib/env";
 import { inngest, useSigningKey } from "../../lib/jobs/client";
 import { Executor, inProcessTransport, signingKeyFromSecret } from "../../lib/jobs/executor";
 import { inngestJobSender } from "../../lib/jobs/send";
 import { getSecret } from "../../lib/secrets";
 import { deliverWebhookJob } from "../../lib/webhooks/deliver.job";
 import { fanOutWebhooksJob } from "../../lib/webhooks/fan-out.job";
+import { useTestDeps } from "../helpers/deps";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
@@ -104,3 +106,22 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The deps of a file that runs the webhook functions for real: `env` stubbed on top of
+ * EASEL_WEBHOOK_ALLOW_PRIVATE=1 (receivers are on loopback), a database of the file's own on
+ * PostgreSQL (its executor, with this file's retry schedule, must not run other files' jobs from a
+ * shared queue), and the executor started. The stubs are undone after the file.
+ */
+export async function useWebhookJobs(env: Record<string, string> = {}) {
+  vi.stubEnv("EASEL_WEBHOOK_ALLOW_PRIVATE", "1");
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  resetEnvCache();
+  cleanups.push(() => {
+    vi.unstubAllEnvs();
+    resetEnvCache();
+  });
+  const deps = await useTestDeps({ isolated: true });
+  await startWebhookJobs(deps);
+  return deps;
+}
