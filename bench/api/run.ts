@@ -8,7 +8,7 @@
  * its RSS idle and at peak during the load.
  *
  *   npm run build && npx tsx bench/api/run.ts [--seconds 20]          # embedded PGlite
- *   DATABASE_URL=postgres://… npx tsx bench/api/run.ts                 # PostgreSQL
+ *   DATABASE_URL=postgres://… npx tsx bench/api/run.ts                 # PostgreSQL (a database of its own is created on that server)
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -17,6 +17,8 @@ import path from "node:path";
 import autocannon from "autocannon";
 import sharp from "sharp";
 import { readLock } from "../../lib/db/embedded/data-dir-lock";
+import { cpuMs, rssMiB } from "../memory/rss";
+import { scratchDatabase } from "../scale/cluster";
 
 const argv = process.argv.slice(2);
 const SECONDS = Number(argv[argv.indexOf("--seconds") + 1] || 20) || 20;
@@ -24,11 +26,16 @@ const EASEL_PORT = 3911;
 const BARE_PORT = 3912;
 const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-api-"));
-const env = { ...process.env, PORT: String(EASEL_PORT), EASEL_DATA_DIR: dataDir, EASEL_RATE_LIMIT_PER_MIN: "1000000000", EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: "1000000000", NEXT_TELEMETRY_DISABLED: "1", EASEL_JOBS_DISABLED: "1" };
+const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(EASEL_PORT), EASEL_DATA_DIR: dataDir, EASEL_RATE_LIMIT_PER_MIN: "1000000000", EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: "1000000000", NEXT_TELEMETRY_DISABLED: "1", EASEL_JOBS_DISABLED: "1" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Servers this run started (each in a process group of its own): killed if the run fails, so none holds its port for the next run. */
+const started = new Set<ChildProcess>();
+
 function startEasel(): ChildProcess {
-  return spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(EASEL_PORT)], { cwd: root, env, stdio: "ignore", detached: true });
+  const child = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(EASEL_PORT)], { cwd: root, env, stdio: "ignore", detached: true });
+  started.add(child);
+  return child;
 }
 
 async function waitReady(child: ChildProcess): Promise<number> {
@@ -53,32 +60,6 @@ const stop = async (child: ChildProcess) => {
   for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(100);
 };
 
-/** RSS of the server process tree (next start forks the server), in MiB. */
-function rssMiB(pid: number): number {
-  const pids = execFileSync("sh", ["-c", `ps -o pid= --ppid ${pid}; echo ${pid}`], { encoding: "utf8" }).split(/\s+/).filter(Boolean);
-  let kb = 0;
-  for (const p of pids) {
-    try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
-    } catch {}
-  }
-  return kb / 1024;
-}
-
-/** CPU time (user + system, ms) used so far by a process and its children, from /proc. */
-function cpuMs(pid: number): number {
-  const pids = execFileSync("sh", ["-c", `ps -o pid= --ppid ${pid}; echo ${pid}`], { encoding: "utf8" }).split(/\s+/).filter(Boolean);
-  let ticks = 0;
-  for (const p of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  }
-  return ticks * (1000 / CLOCK_TICKS);
-}
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
 async function startBare(connection: string | object): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench/api/bare-main.ts")], {
     cwd: root,
@@ -86,6 +67,7 @@ async function startBare(connection: string | object): Promise<ChildProcess> {
     stdio: "ignore",
     detached: true,
   });
+  started.add(child);
   for (;;) {
     if (child.exitCode !== null) throw new Error("the bare server exited during start-up");
     try {
@@ -142,6 +124,9 @@ async function load(url: string, headers: Record<string, string>, pid: number, e
 
 async function main() {
   const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
+  // A database of this run's own: a second run must not meet the first one's workspace.
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, "bench_api") : null;
+  if (scratch) env.DATABASE_URL = scratch.url;
   let easel = startEasel();
   const fresh = await waitReady(easel);
   const { token, board, asset } = await seed();
@@ -152,7 +137,7 @@ async function main() {
   await sleep(2000);
   const idle = rssMiB(easel.pid!);
   const lock = readLock(dataDir);
-  const bare = await startBare(process.env.DATABASE_URL ?? { path: lock!.address!, database: "postgres", username: "postgres", prepare: false });
+  const bare = await startBare(scratch?.url ?? { path: lock!.address!, database: "postgres", username: "postgres", prepare: false });
   const auth = { authorization: `Bearer ${token}` };
   const cases = [
     ["GET /v1/:slug/assets/:token", `http://127.0.0.1:${EASEL_PORT}/v1/bench/assets/${asset}`, `http://127.0.0.1:${BARE_PORT}/asset/${asset}`],
@@ -173,10 +158,18 @@ async function main() {
   console.log(`Next.js floor (404 of an unknown /v1 path, no database): ${floor.rps.toFixed(0)} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms, ${floor.cpuPerReq.toFixed(2)} ms CPU per request`);
   await stop(bare);
   await stop(easel);
+  await scratch?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 main().catch((err) => {
   console.error(err);
+  for (const child of started) {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 /**
- * Resident memory of a process tree from /proc: the server and anything it spawned (ffmpeg,
- * sharp workers run as threads and count in the server's own figure).
+ * Resident memory and CPU time of a process tree from /proc: the server and anything it spawned
+ * (ffmpeg; sharp workers run as threads and count in the server's own figure).
  */
 import fs from "node:fs";
 
@@ -63,4 +63,21 @@ export async function peakDuring<T>(pid: number, work: () => Promise<T>, everyMs
   } finally {
     clearInterval(timer);
   }
+}
+
+/** USER_HZ: the unit of the CPU times in /proc/<pid>/stat (100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system, ms) used so far by a process tree. */
+export function cpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }

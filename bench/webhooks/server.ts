@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { signDelivery } from "../../lib/webhooks/sign";
 import { api, builtAppDir, cli, freePort, scratchDatabase, startNode, stopNode, waitFor200 } from "../scale/cluster";
-import { tree } from "../memory/rss";
+import { cpuMs } from "../memory/rss";
 import { percentile, startReceiver } from "./receiver";
 
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 1000);
@@ -29,21 +29,6 @@ const BASELINE_CONCURRENCY = 16;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => `load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
-const ticksPerSecond = 100; // USER_HZ on Linux
-
-/** CPU milliseconds (user + system) of a process tree so far. */
-function cpuMs(pid: number): number {
-  let ticks = 0;
-  for (const p of tree(pid)) {
-    try {
-      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited between listing and reading
-    }
-  }
-  return (ticks * 1000) / ticksPerSecond;
-}
 
 /** POSTs one signed body to each URL, `concurrency` at a time, each on a new connection. */
 async function deliverDirectly(urls: string[], concurrency: number): Promise<void> {
