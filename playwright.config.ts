@@ -4,7 +4,7 @@ import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
 /**
- * End-to-end tests against `next build && next start` on a port and a data dir of their own
+ * End-to-end tests against `npm run build && npm start` on a port and a data dir of their own
  * (an embedded database and object store in a temp dir, seeded through `npm run easel`). The
  * browser is the system's chromium: `npx playwright install` cannot download one here.
  */

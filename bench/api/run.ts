@@ -1,5 +1,5 @@
 /**
- * bench/api: throughput and latency of three read routes of a running Easel (`next start`)
+ * bench/api: throughput and latency of three read routes of a running Easel (`npm start`)
  * against a bare node:http server doing the same SQL and answering the same JSON (the ceiling),
  * measured side by side in one run with autocannon (32 connections). Each line also gives the
  * server's CPU time per request (read from /proc, so it holds up on a busy machine better than
@@ -18,7 +18,7 @@ import autocannon from "autocannon";
 import sharp from "sharp";
 import { readLock } from "../../lib/db/embedded/data-dir-lock";
 import { cpuMs, rssMiB } from "../memory/rss";
-import { scratchDatabase } from "../scale/cluster";
+import { SERVER_ENTRY, scratchDatabase } from "../scale/cluster";
 
 const argv = process.argv.slice(2);
 const SECONDS = Number(argv[argv.indexOf("--seconds") + 1] || 20) || 20;
@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const started = new Set<ChildProcess>();
 
 function startEasel(): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(EASEL_PORT)], { cwd: root, env, stdio: "ignore", detached: true });
+  const child = spawn(process.execPath, [path.join(root, SERVER_ENTRY), "-p", String(EASEL_PORT)], { cwd: root, env, stdio: "ignore", detached: true });
   started.add(child);
   return child;
 }

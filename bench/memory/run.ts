@@ -1,5 +1,5 @@
 /**
- * bench/memory: resident memory of a built Easel (`next start`, the embedded job executor on, as
+ * bench/memory: resident memory of a built Easel (its server, the embedded job executor on, as
  * `npm start` runs it) on PGlite and on PostgreSQL — idle after start, idle after seeding, peak
  * during an API load (autocannon, 32 connections on three read routes) and peak during a 1 GiB
  * multipart upload through the embedded object store (upload_prepare → presigned part PUTs →

@@ -1,6 +1,6 @@
 /**
  * Running built Easel nodes as separate processes, for bench/scale, bench/memory, bench/startup and
- * tests/scale: start `next start` of a build on a port with an environment of its own, wait for its
+ * tests/scale: start a build as `npm start` does on a port with an environment of its own, wait for its
  * first 200, stop it, run the admin CLI against the same database, and put a round-robin proxy in
  * front of several nodes.
  */
@@ -12,6 +12,9 @@ import path from "node:path";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The server entry `npm start` runs (Next.js in-process, the object store's routes answered directly). */
+export const SERVER_ENTRY = "lib/server/start.mjs";
 
 /** The directory holding a `next build` (`.next/BUILD_ID`): EASEL_APP_DIR, else this checkout. */
 export function builtAppDir(): string {
@@ -33,7 +36,7 @@ export async function freePort(): Promise<number> {
 export type EaselNode = { child: ChildProcess; port: number; origin: string; env: NodeJS.ProcessEnv; log: () => string; startedAt: number };
 
 /**
- * Spawns `next start` of the build in `appDir` in a process group of its own (so stopping it stops
+ * Spawns the server entry of the build in `appDir` in a process group of its own (so stopping it stops
  * anything it spawned). `env` is added to this process's environment.
  */
 export function startNode(appDir: string, env: Record<string, string | undefined>, port: number): EaselNode {
@@ -42,7 +45,7 @@ export function startNode(appDir: string, env: Record<string, string | undefined
   const full = { ...inherited, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env } as unknown as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k];
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [path.join(appDir, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, [path.join(appDir, SERVER_ENTRY), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: appDir,
     env: full,
     stdio: ["ignore", "pipe", "pipe"],

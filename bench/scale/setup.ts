@@ -1,5 +1,5 @@
 /**
- * A scaled-out Easel on one machine, for bench/scale and tests/scale: N `next start` processes of
+ * A scaled-out Easel on one machine, for bench/scale and tests/scale: N server processes (`npm start`) of
  * one build (each its own port and EASEL_DATA_DIR) sharing one PostgreSQL database (created for the
  * run, dropped after) and one S3-compatible bucket (s3rver, in this process), behind a round-robin
  * proxy whose origin is every node's EASEL_PUBLIC_URL.

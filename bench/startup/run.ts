@@ -1,5 +1,5 @@
 /**
- * bench/startup: time from spawning `next start` (a built app, the embedded job executor on, as
+ * bench/startup: time from spawning the server (a built app, the embedded job executor on, as
  * `npm start` runs it) to its first 200, on a fresh data dir / empty database (migrations run, and
  * PGlite creates its cluster) and on existing ones, for PGlite and PostgreSQL. The first 200 is
  * GET /v1/openapi.json, the cheapest route (no auth, no SQL); Next.js holds requests until start-up

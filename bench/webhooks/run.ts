@@ -7,7 +7,7 @@
  *   BENCH_CONCURRENCY=4 (EASEL_JOBS_CONCURRENCY of the server) BENCH_TRANSPORT=inprocess|http
  *   BENCH_DRAIN_SECONDS=120 (how long to wait for deliveries still queued after the sending ends)
  *   BENCH_FANOUT_SECONDS=600 (how long to wait for the fan-out's deliveries)
- *   npx tsx bench/webhooks/run.ts --server          the same phases through a built `next start` (server.ts)
+ *   npx tsx bench/webhooks/run.ts --server          the same phases through a built server, as `npm start` runs it (server.ts)
  * Load averages are printed with each phase: on a shared machine the figures mean little without them.
  * 0. Baseline: the same 1,000 deliveries made by calling the delivery function directly.
  * 1. Fan-out: one asset_added event to BENCH_TRIGGERS triggers on one board; time from the send

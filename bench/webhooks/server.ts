@@ -1,5 +1,5 @@
 /**
- * bench/webhooks --server — fan-out and steady delivery through a built `next start`, as users run
+ * bench/webhooks --server — fan-out and steady delivery through a built server (`npm start`), as users run
  * it: the server's own embedded executor, events caused by API writes (a PATCH of an asset's
  * title emits asset_updated), receivers on 127.0.0.1.
  *   npm run build && npm run bench -- webhooks --server                     embedded database (scratch data dir)
@@ -84,7 +84,7 @@ async function main() {
       }
     };
     const rename = (asset: string, title: string) => call("PATCH", `/v1/bench/assets/${asset}`, { asset: { title } });
-    console.log(`bench/webhooks --server: ${scratchDb ? "postgres" : "pglite (embedded)"}, next start of ${appDir}; ${load()}`);
+    console.log(`bench/webhooks --server: ${scratchDb ? "postgres" : "pglite (embedded)"}, server of ${appDir}; ${load()}`);
 
     // 0. Baseline: the same number of signed POSTs, made directly.
     const b0 = performance.now();

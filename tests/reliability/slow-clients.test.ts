@@ -1,37 +1,35 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import path from "node:path";
-import { Readable } from "node:stream";
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as boardsRoute from "../../app/v1/[slug]/boards/route";
-import * as s3Route from "../../app/storage/s3/[[...path]]/route";
 import type { Workspace } from "../../lib/db/schema";
 import { resetEnvCache } from "../../lib/env";
 import { embeddedS3Credentials } from "../../lib/objectstore/identity";
+import { publishDirectRoutes, unpublishDirectRoutes } from "../../lib/server/direct-routes";
+import { createEaselServer, TIMEOUTS } from "../../lib/server/http-server.mjs";
+import { answerWith } from "../../lib/server/node-bridge";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newWorkspace } from "../helpers/factories";
 
 /**
- * Slow clients against the HTTP server Easel ships. `next start` serves on a plain
- * `http.createServer` and sets none of its timeouts (node_modules/next/dist/server/lib/
- * start-server.js sets keepAliveTimeout only when --keepAliveTimeout is given), so Node's
- * defaults are the protection: headersTimeout 60 s (all headers of a request), requestTimeout
- * 300 s (the whole request, body included), checked every 30 s. The first test pins those facts;
- * the others run the same server code with the timeouts scaled down (2 s, 4 s, checked every
- * 250 ms) so the behaviour can be watched in seconds (the figures printed; no timing is asserted,
- * the machine being shared): slowloris connections trickling headers or
- * bodies are cut, ordinary /v1 requests keep being answered meanwhile, the 1 MiB body limit holds
- * over a real socket, and readers that stop reading a large object hold a bounded amount of memory.
+ * Slow clients against the HTTP server Easel ships (lib/server/http-server.mjs, which `npm start`
+ * runs with Next.js in-process). It sets the timeouts that are the protection — headersTimeout 60 s
+ * (all headers of a request), requestTimeout 300 s (the whole request, body included), Node's
+ * defaults, checked every 30 s. The first test pins those facts; the others run the same server
+ * with the timeouts scaled down (2 s, 4 s, checked every 250 ms) so the behaviour can be watched in
+ * seconds (the figures printed; no timing is asserted, the machine being shared): slowloris
+ * connections trickling headers or bodies are cut, ordinary /v1 requests keep being answered
+ * meanwhile, the 1 MiB body limit holds over a real socket, and readers that stop reading a large
+ * object hold a bounded amount of memory. Object requests take the server's direct route, as in
+ * production; /v1 requests go to the route handler Next.js would pick.
  */
 const HEADERS_TIMEOUT = 2000;
 const REQUEST_TIMEOUT = 4000;
 const SLOW = Number(process.env.EASEL_SLOW_CLIENTS ?? 200); // slow connections per scenario
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 let deps: Awaited<ReturnType<typeof useTestDeps>>;
 let ws: Workspace;
 let token: string;
@@ -40,29 +38,12 @@ let origin: string;
 /** Object downloads being sent (the slow-reader test looks at how much each has queued). */
 const downloads = new Set<http.ServerResponse>();
 
-/** Hands each request to the route handler Next would pick (the two used here), streaming both ways as node-server.ts does. */
-async function serve(req: http.IncomingMessage, res: http.ServerResponse) {
-  const url = new URL(req.url ?? "/", "http://127.0.0.1");
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: hasBody ? (req as unknown as BodyInit) : undefined, duplex: "half" } as RequestInit);
-  const boards = /^\/v1\/([^/]+)\/boards$/.exec(url.pathname);
-  const routes = (boards ? boardsRoute : url.pathname.startsWith("/storage/s3/") ? s3Route : null) as Record<string, Handler> | null;
-  const handler = routes?.[req.method ?? "GET"];
-  const response = handler ? await handler(request, { params: Promise.resolve<Record<string, string>>(boards ? { slug: boards[1] } : {}) }) : new Response("not found", { status: 404 });
-  const out: Record<string, string> = {};
-  response.headers.forEach((v, k) => (out[k] = v));
-  res.writeHead(response.status, out);
-  if (!response.body || req.method === "HEAD") return void res.end();
-  if (!boards) {
-    downloads.add(res);
-    res.on("close", () => downloads.delete(res));
-  }
-  const body = Readable.fromWeb(response.body as never);
-  res.on("close", () => body.destroy());
-  body.on("error", () => res.destroy());
-  body.pipe(res);
+/** Stands in for Next.js: the boards route handler, streaming both ways. */
+async function nextLike(req: http.IncomingMessage, res: http.ServerResponse) {
+  const boards = /^\/v1\/([^/]+)\/boards$/.exec(new URL(req.url ?? "/", "http://127.0.0.1").pathname);
+  const handler = boards ? boardsRoute[req.method as "GET" | "POST"] : undefined;
+  if (!handler || !boards) return void res.writeHead(404).end("not found");
+  await answerWith((request) => handler(request as never, { params: Promise.resolve({ slug: boards[1] }) }), req, res);
 }
 
 beforeAll(async () => {
@@ -71,13 +52,12 @@ beforeAll(async () => {
   deps = await useTestDeps();
   ws = await newWorkspace(deps.db, { plan: "team" });
   token = await newApiToken(deps.db, ws, { scopes: ["read", "write"] });
-  // As next start creates it, but with the timeouts scaled down and checked often.
-  server = http.createServer({ headersTimeout: HEADERS_TIMEOUT, requestTimeout: REQUEST_TIMEOUT, connectionsCheckingInterval: 250 }, (req, res) => {
-    serve(req, res).catch((err) => {
-      console.error(err);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+  publishDirectRoutes();
+  server = createEaselServer(nextLike, { headersTimeout: HEADERS_TIMEOUT, requestTimeout: REQUEST_TIMEOUT, connectionsCheckingInterval: 250 });
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!req.url?.startsWith("/storage/")) return;
+    downloads.add(res);
+    res.on("close", () => downloads.delete(res));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   origin = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
@@ -85,6 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
+  unpublishDirectRoutes();
 });
 
 /** One ordinary request on a fresh connection: its status and how long it took. */
@@ -141,14 +122,13 @@ async function trickle(n: number, start: string, drip: string) {
 }
 
 describe("slow clients", () => {
-  it("next start leaves Node's HTTP timeouts at their defaults (what protects Easel)", () => {
-    const plain = http.createServer();
-    const facts = { headersTimeout: plain.headersTimeout, requestTimeout: plain.requestTimeout, keepAliveTimeout: plain.keepAliveTimeout, timeout: plain.timeout, maxHeaderSize: http.maxHeaderSize };
-    console.log(`[slow] Node ${process.version} http.Server defaults under next start: ${JSON.stringify(facts)}`);
+  it("Easel's server keeps Node's HTTP timeouts (what protects it from slow clients)", () => {
+    const shipped = createEaselServer(async () => undefined);
+    const facts = { headersTimeout: shipped.headersTimeout, requestTimeout: shipped.requestTimeout, keepAliveTimeout: shipped.keepAliveTimeout, timeout: shipped.timeout, maxHeaderSize: http.maxHeaderSize };
+    console.log(`[slow] Node ${process.version} timeouts of Easel's server: ${JSON.stringify(facts)}`);
     expect(facts).toEqual({ headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, timeout: 0, maxHeaderSize: 16_384 });
-    const start = fs.readFileSync(path.resolve("node_modules/next/dist/server/lib/start-server.js"), "utf8");
-    expect(start).toContain("http.default.createServer(requestListener)");
-    expect(start).not.toMatch(/headersTimeout|requestTimeout/);
+    const plain = http.createServer();
+    expect([plain.headersTimeout, plain.requestTimeout, plain.keepAliveTimeout]).toEqual([TIMEOUTS.headersTimeout, TIMEOUTS.requestTimeout, TIMEOUTS.keepAliveTimeout]);
   });
 
   it(`${SLOW} connections trickling headers are cut after headersTimeout; ordinary requests are served meanwhile`, async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster, type Cluster } from "../../bench/scale/setup";
 
 /**
- * Two app nodes (`next start` of one build, each its own port and data dir) on one PostgreSQL
+ * Two app nodes (`npm start`'s server of one build, each its own port and data dir) on one PostgreSQL
  * database and one S3-compatible bucket (s3rver), behind a round-robin proxy: what docs/scaling.md
  * says the nodes share is shared, and what it says is per node (rate-limit windows) is per node.
  * Node A runs the embedded job executor; node B is kept out of the queue (EASEL_JOBS_DISABLED).

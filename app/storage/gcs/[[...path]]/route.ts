@@ -1,4 +1,5 @@
-// /storage/gcs/:bucket/:object — the embedded object store's GCS endpoint (V4 signed URLs, resumable sessions; see docs/storage.md)
+// /storage/gcs/:bucket/:object — the embedded object store's GCS endpoint (V4 signed URLs, resumable sessions; see docs/storage.md).
+// `npm start` answers these paths before Next.js (lib/server/direct-routes.ts); this file serves them under `next dev`.
 import { serveGcs } from "@/lib/objectstore";
 
 export const dynamic = "force-dynamic";
