@@ -1,3 +1,4 @@
+import { bodyTaken, takeBody } from "../http/request-body";
 import { iterate } from "./disk/receive";
 
 /** Past this many bytes an unwanted body is not worth reading: the connection is closed instead. */
@@ -9,8 +10,9 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
  * and keep its connection; a very large body is cut off instead.
  */
 export function discardUnreadBody(req: Request): void {
-  if (!req.body || req.bodyUsed) return;
-  const body = req.body;
+  if (!req.body || bodyTaken(req)) return;
+  const body = takeBody(req);
+  if (!body) return;
   void (async () => {
     let seen = 0;
     try {

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import type { Clock } from "../../clock";
+import { takeBody } from "../../http/request-body";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
@@ -69,10 +70,10 @@ async function sessionRequest(req: Request, ctx: GcsStoreContext, target: Target
   }
   if (req.method !== "PUT") throw gcsErrors.methodNotAllowed();
   const header = req.headers.get("content-range");
-  if (header === null) return outcomeResponse(await writeChunk(ctx.lay, session.id, req.body, "whole", now));
+  if (header === null) return outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), "whole", now));
   const range = parseContentRange(header);
   if (range.kind === "query") return outcomeResponse(await querySession(ctx.lay, session.id, range.total, now));
-  return outcomeResponse(await writeChunk(ctx.lay, session.id, req.body, range, now));
+  return outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), range, now));
 }
 
 function outcomeResponse(outcome: ChunkOutcome): Response {
@@ -110,7 +111,7 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
       return new Response(null, { status: 201, headers: { location, "x-guploader-uploadid": session.id, "content-length": "0" } });
     }
     case "PUT": {
-      const received = await receiveToTemp(lay, req.body, { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
+      const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
       const md5 = received.md5.toString("hex");
       const contentType = req.headers.get("content-type") || "application/octet-stream";
       await commitObject(lay, target.bucket, target.key, [received], { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) }, now).catch(async (err) => {

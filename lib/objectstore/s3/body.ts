@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import type { Layout } from "../disk/layout";
 import { BodyError, iterate, receiveToTemp, type Received } from "../disk/receive";
 import type { StoredHeaders } from "../disk/objects";
+import { takeBody } from "../../http/request-body";
 import { S3Error } from "./errors";
 import type { PayloadPolicy } from "./sigv4";
 
@@ -20,7 +21,7 @@ export async function receiveObjectBody(lay: Layout, req: Request, payload: Payl
   const declaredMd5 = contentMd5(req);
   let received: Received;
   try {
-    received = await receiveToTemp(lay, req.body, {
+    received = await receiveToTemp(lay, takeBody(req), {
       maxBytes: MAX_PUT_BYTES,
       expectedLength: contentLength(req),
       sha256: payload.kind === "sha256",
@@ -48,8 +49,9 @@ export async function readXmlBody(req: Request, payload: PayloadPolicy): Promise
   if (length !== null && length > MAX_XML_BYTES) throw new S3Error("MaxMessageLengthExceeded", "Your request was too big.", 400);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (req.body) {
-    for await (const chunk of iterate(req.body)) {
+  const source = takeBody(req);
+  if (source) {
+    for await (const chunk of iterate(source)) {
       size += chunk.length;
       if (size > MAX_XML_BYTES) throw new S3Error("MaxMessageLengthExceeded", "Your request was too big.", 400);
       chunks.push(chunk);
