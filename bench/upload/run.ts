@@ -7,12 +7,17 @@
  *
  *   npx tsx bench/upload/run.ts [--size-mib 1024] [--concurrency 4] [--runs 3] [--dir DIR]
  *
- * With `--easel-url URL --token TOKEN --slug SLUG [--server-pid PID]` it also uploads the same
- * bytes through a running Easel (`next start`, an s3 workspace) the way clients do: the API's
- * upload_prepare → part PUTs to /storage/s3 → upload_complete (which lists the parts, completes,
- * and reads the md5).
+ * It also uploads the same bytes through Easel as clients do: the API's upload_prepare → part PUTs
+ * to /storage/s3 → upload_complete (which lists the parts, completes, and reads the md5). With a
+ * build in this checkout (`npm run build`) the bench starts that Easel itself (`npm start`'s entry,
+ * a data dir of its own, an s3 workspace); `--easel-url URL --token TOKEN --slug SLUG
+ * [--server-pid PID]` uses a running one instead, `--no-easel` skips it.
+ *
+ * Every timed phase starts after `sync`, so none pays for the dirty pages an earlier one left
+ * (s3rver flushes nothing). It also measures md5 on this CPU: every byte is hashed twice (its
+ * part's ETag, the object's md5), which bounds any such store on this machine's cores.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -24,6 +29,7 @@ import { makeS3Client } from "../../lib/storage/s3/config";
 import { createS3Driver, ensureBucket } from "../../lib/storage/s3/driver";
 import type { StorageDriver } from "../../lib/storage/types";
 import { S3RVER_CREDENTIALS } from "../../lib/objectstore/testing/s3rver";
+import { builtAppDir, cli, freePort, startNode, stopNode, waitFor200, type EaselNode } from "../scale/cluster";
 
 const args = parseArgs(process.argv.slice(2));
 const SIZE = Number(args["size-mib"] ?? 1024) * 1024 * 1024;
@@ -33,8 +39,27 @@ const MiB = 1024 * 1024;
 
 function parseArgs(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, "")] = argv[i + 1];
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].replace(/^--/, "");
+    if (name.startsWith("no-")) out[name] = "1";
+    else out[name] = argv[++i];
+  }
   return out;
+}
+
+/** Flushes every dirty page to disk, so the next timed phase starts from the same state. */
+function syncDisk() {
+  execFileSync("sync");
+}
+
+/** md5 throughput of one core (MiB/s), hashing 256 MiB from memory. */
+function md5MiBps(): number {
+  const block = crypto.randomBytes(16 * MiB);
+  const started = performance.now();
+  const hash = crypto.createHash("md5");
+  for (let i = 0; i < 16; i++) hash.update(block);
+  hash.digest();
+  return 256 / ((performance.now() - started) / 1000);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -63,6 +88,7 @@ function childrenCpuSeconds(): number {
 
 async function runDd(source: string, dir: string): Promise<{ seconds: number; cpu: number }> {
   const target = path.join(dir, "dd.out");
+  syncDisk();
   const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
   await new Promise<void>((resolve, reject) => {
@@ -173,6 +199,7 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   const warmEtags = await putParts(warm.partUrls as string[], warm.partSize as number, source, warmupSize);
   if (kind === "embedded") await driver.completeMultipart({ key: `warmup-${run}`, uploadId: warm.multipartUploadId as string, expectedParts: warmEtags.length });
   else await client.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: `warmup-${run}`, UploadId: warm.multipartUploadId as string, MultipartUpload: { Parts: warmEtags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }));
+  syncDisk();
   const rssBefore = rssKb(pid, "VmRSS");
   if (run === 1) console.log(`${kind}: server RSS ${(coldRss / 1024).toFixed(0)} MB at start, ${(rssBefore / 1024).toFixed(0)} MB after a ${warmupSize / MiB} MiB warm-up upload of the same shape (${CONCURRENCY} parallel part PUTs)`);
   resetPeak(pid);
@@ -201,29 +228,67 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5, cpu };
 }
 
-/** The same upload through a running Easel's HTTP API (route handlers under next start). */
-async function uploadThroughEasel(source: string, sourceMd5: string, run: number): Promise<Result> {
-  const api = (path: string, body: unknown) =>
-    fetch(`${args["easel-url"]}/v1/${args.slug}${path}`, { method: "POST", headers: { authorization: `Bearer ${args.token}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => {
-      const json = (await r.json()) as { data: Record<string, unknown> };
-      if (!r.ok) throw new Error(`${path} answered ${r.status}: ${JSON.stringify(json)}`);
-      return json.data;
+type EaselTarget = { url: string; token: string; slug: string; pid: number | null; node: EaselNode | null };
+
+/**
+ * The Easel the bench uploads through: the one named by --easel-url, else this checkout's build
+ * started as `npm start` runs it (jobs off, so only the upload is measured), else none.
+ */
+async function easelTarget(dir: string): Promise<EaselTarget | null> {
+  if (args["no-easel"]) return null;
+  if (args["easel-url"]) return { url: args["easel-url"], token: args.token, slug: args.slug, pid: args["server-pid"] ? Number(args["server-pid"]) : null, node: null };
+  let appDir: string;
+  try {
+    appDir = builtAppDir();
+  } catch (err) {
+    console.log(`(no upload through Easel: ${(err as Error).message})`);
+    return null;
+  }
+  const env = { EASEL_DATA_DIR: path.join(dir, "easel-data"), EASEL_JOBS_DISABLED: "1", DATABASE_URL: undefined };
+  const node = startNode(appDir, env, await freePort());
+  try {
+    await waitFor200(node);
+    await cli(env, "workspace", "create", "bench", "--plan", "enterprise");
+    const token = await cli(env, "token", "create", "bench", "--scopes", "read,write");
+    return { url: node.origin, token, slug: "bench", pid: node.child.pid as number, node };
+  } catch (err) {
+    await stopNode(node);
+    throw err;
+  }
+}
+
+/** The same upload through Easel's HTTP API, as clients make it (after a warm-up of the same shape, as for the other servers). */
+async function uploadThroughEasel(target: EaselTarget, source: string, sourceMd5: string, run: number): Promise<Result> {
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${target.url}/v1/${target.slug}${path}`, { method, headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => {
+      const json = r.status === 204 ? null : ((await r.json()) as { data: Record<string, unknown> });
+      if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(json)}`);
+      return json?.data ?? {};
     });
-  const pid = args["server-pid"] ? Number(args["server-pid"]) : null;
+  const once = async (size: number, title: string) => {
+    const started = performance.now();
+    const prepared = await api("POST", "/assets/upload_prepare", { asset: { title, media_type: "application/octet-stream", size } });
+    const partsStarted = performance.now();
+    await putParts(prepared.part_urls as string[], prepared.part_size as number, source, size);
+    const completeStarted = performance.now();
+    const asset = await api("POST", "/assets/upload_complete", { asset: { signed_storage_id: prepared.signed_storage_id, multipart_upload_id: prepared.multipart_upload_id } });
+    const done = performance.now();
+    return { asset, seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000 };
+  };
+  const warm = await once(CONCURRENCY * 8 * MiB, `warm-up ${run}`);
+  await api("DELETE", `/assets/${String(warm.asset.token)}`);
+  syncDisk();
+  const pid = target.pid;
   const rssBefore = pid ? rssKb(pid, "VmRSS") : NaN;
   if (pid) resetPeak(pid);
   const cpuBefore = pid ? cpuSeconds(pid) : null;
-  const started = performance.now();
-  const prepared = await api("/assets/upload_prepare", { asset: { title: `bench ${run}`, media_type: "application/octet-stream", size: SIZE } });
-  const partsStarted = performance.now();
-  await putParts(prepared.part_urls as string[], prepared.part_size as number, source);
-  const completeStarted = performance.now();
-  const asset = await api("/assets/upload_complete", { asset: { signed_storage_id: prepared.signed_storage_id, multipart_upload_id: prepared.multipart_upload_id } });
-  const done = performance.now();
-  if (asset.md5 !== sourceMd5) throw new Error(`Easel recorded md5 ${String(asset.md5)}, the source's is ${sourceMd5}`);
+  const measured = await once(SIZE, `bench ${run}`);
   const rssGrowthMb = pid ? (rssKb(pid, "VmHWM") - rssBefore) / 1024 : NaN;
   const cpu = pid && cpuBefore ? (({ total, main }) => ({ total: total - cpuBefore.total, main: main - cpuBefore.main }))(cpuSeconds(pid)) : null;
-  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5: String(asset.md5), cpu };
+  if (measured.asset.md5 !== sourceMd5) throw new Error(`Easel recorded md5 ${String(measured.asset.md5)}, the source's is ${sourceMd5}`);
+  await api("DELETE", `/assets/${String(measured.asset.token)}`);
+  const { seconds, partsSeconds, completeSeconds } = measured;
+  return { seconds, partsSeconds, completeSeconds, rssGrowthMb, md5: String(measured.asset.md5), cpu };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -237,6 +302,7 @@ async function main() {
   const source = path.join(dir, "source.bin");
   console.log(`bench/upload: ${SIZE / MiB} MiB, ${CONCURRENCY} parallel part PUTs, ${RUNS} runs, dir ${dir} (${os.cpus().length} CPUs, node ${process.version})`);
   const sourceMd5 = makeSource(source);
+  const md5Speed = md5MiBps();
   const keys = { accessKeyId: "EASELBENCH", secretAccessKey: crypto.randomBytes(24).toString("base64url") };
 
   const embeddedDir = path.join(dir, "embedded");
@@ -244,7 +310,9 @@ async function main() {
   const embedded = await startServer("embedded", embeddedDir, keys);
   const s3rver = await startServer("s3rver", s3rverDir, S3RVER_CREDENTIALS);
   const rows: { dd: number; embedded: Result; s3rver: Result; easel: Result | null; load: number }[] = [];
+  let easel: EaselTarget | null = null;
   try {
+    easel = await easelTarget(dir);
     for (let run = 1; run <= RUNS; run++) {
       // The machine may be shared: each run says how busy it was (1-minute load average).
       const load = os.loadavg()[0];
@@ -252,19 +320,20 @@ async function main() {
       const e = await upload(embedded, keys, source, "embedded", run);
       if (e.md5 !== sourceMd5) throw new Error(`embedded store md5 ${e.md5} differs from the source's ${sourceMd5}`);
       const s = await upload(s3rver, S3RVER_CREDENTIALS, source, "s3rver", run);
-      const n = args["easel-url"] ? await uploadThroughEasel(source, sourceMd5, run) : null;
+      const n = easel ? await uploadThroughEasel(easel, source, sourceMd5, run) : null;
       rows.push({ dd: dd.seconds, embedded: e, s3rver: s, easel: n, load });
       const cpu = (r: Result) => (r.cpu ? `, CPU ${r.cpu.total.toFixed(1)} s (main thread ${r.cpu.main.toFixed(1)} s)` : "");
       console.log(
         `run ${run} (load ${load.toFixed(1)} -> ${os.loadavg()[0].toFixed(1)}): dd ${mbps(dd.seconds).toFixed(0)} MB/s (CPU ${dd.cpu.toFixed(1)} s)\n` +
           `  embedded ${mbps(e.seconds).toFixed(0)} MB/s (parts ${e.partsSeconds.toFixed(2)} s, complete+md5 ${e.completeSeconds.toFixed(2)} s, RSS +${e.rssGrowthMb.toFixed(1)} MB${cpu(e)})\n` +
           `  s3rver ${mbps(s.seconds).toFixed(0)} MB/s (parts ${s.partsSeconds.toFixed(2)} s, complete ${s.completeSeconds.toFixed(2)} s, RSS +${s.rssGrowthMb.toFixed(1)} MB${cpu(s)})` +
-          (n ? `\n  Easel API via next start ${mbps(n.seconds).toFixed(0)} MB/s (parts ${n.partsSeconds.toFixed(2)} s, upload_complete ${n.completeSeconds.toFixed(2)} s, RSS +${n.rssGrowthMb.toFixed(1)} MB${cpu(n)})` : ""),
+          (n ? `\n  Easel (API + /storage/s3) ${mbps(n.seconds).toFixed(0)} MB/s (parts ${n.partsSeconds.toFixed(2)} s, upload_complete ${n.completeSeconds.toFixed(2)} s, RSS +${n.rssGrowthMb.toFixed(1)} MB${cpu(n)})` : ""),
       );
     }
   } finally {
     embedded.child.kill();
     s3rver.child.kill();
+    if (easel?.node) await stopNode(easel.node);
     agent.destroy();
   }
   const dd = mbps(median(rows.map((r) => r.dd)));
@@ -277,11 +346,14 @@ async function main() {
   console.log(`  embedded store           ${emb.toFixed(0)} MB/s   = ${(emb / dd).toFixed(2)} x dd (target >= 0.8), ${(emb / s3r).toFixed(2)} x s3rver (target >= 2)`);
   console.log(`  s3rver                   ${s3r.toFixed(0)} MB/s`);
   console.log(`  embedded peak RSS growth ${rss.toFixed(1)} MB (target < 64)`);
-  const viaNext = rows.flatMap((r) => (r.easel ? [r.easel] : []));
-  if (viaNext.length) {
-    const n = mbps(median(viaNext.map((r) => r.seconds)));
-    console.log(`  Easel API via next start ${n.toFixed(0)} MB/s   = ${(n / dd).toFixed(2)} x dd, ${(n / s3r).toFixed(2)} x s3rver; peak RSS growth ${Math.max(...viaNext.map((r) => r.rssGrowthMb)).toFixed(1)} MB`);
+  const viaEasel = rows.flatMap((r) => (r.easel ? [r.easel] : []));
+  if (viaEasel.length) {
+    const n = mbps(median(viaEasel.map((r) => r.seconds)));
+    console.log(`  Easel (API + /storage/s3) ${n.toFixed(0)} MB/s  = ${(n / dd).toFixed(2)} x dd, ${(n / s3r).toFixed(2)} x s3rver; peak RSS growth ${Math.max(...viaEasel.map((r) => r.rssGrowthMb)).toFixed(1)} MB`);
   }
+  // Two md5 passes per byte, whatever else a store does: the bound on this machine's cores.
+  const bound = (md5Speed / 2) * os.cpus().length;
+  console.log(`  md5 on one core          ${md5Speed.toFixed(0)} MB/s: two passes per byte (part ETag, object md5) cap any store at ${bound.toFixed(0)} MB/s on ${os.cpus().length} cores doing nothing else (${(bound / dd).toFixed(2)} x dd)`);
   if (!args.dir) fs.rmSync(dir, { recursive: true, force: true });
 }
 
