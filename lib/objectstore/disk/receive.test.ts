@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../testing/fixtures";
 import { layout } from "./layout";
@@ -89,5 +90,51 @@ describe("receiveToTemp (hashed and written on the write worker)", () => {
     } finally {
       fs.closeSync(fd);
     }
+  });
+
+  describe("from a Node stream (a request read below its web stream)", () => {
+    /** A Node stream of `parts` that, at `failAt`, is destroyed: with an error, or closed without one. */
+    function nodeStream(parts: Uint8Array[], failAt?: { index: number; error?: Error }): Readable {
+      let i = 0;
+      return new Readable({
+        read() {
+          if (failAt && i === failAt.index) return void this.destroy(failAt.error);
+          this.push(i < parts.length ? parts[i++] : null);
+        },
+      });
+    }
+
+    it("stores a body of many batches whole (the stream pauses while the worker is busy), md5 and sha256", async () => {
+      const lay = layout(tempDir("receive-node"));
+      const parts = chunks(5 * MiB + 321, 64 * 1024);
+      const expected = Buffer.concat(parts.map((p) => Buffer.from(p)));
+      const received = await receiveToTemp(lay, nodeStream(parts), { maxBytes: 10 * MiB, expectedLength: expected.length, sha256: true, transfer: true });
+      expect(received.md5.toString("hex")).toBe(crypto.createHash("md5").update(expected).digest("hex"));
+      expect(received.sha256).toBe(crypto.createHash("sha256").update(expected).digest("hex"));
+      expect(fs.readFileSync(received.path).equals(expected)).toBe(true);
+    });
+
+    it("takes an empty body", async () => {
+      const received = await receiveToTemp(layout(tempDir("receive-node-empty")), nodeStream([]), { maxBytes: MiB, expectedLength: 0, sha256: false, transfer: true });
+      expect(received.size).toBe(0);
+      expect(received.md5.toString("hex")).toBe(crypto.createHash("md5").digest("hex"));
+    });
+
+    it("leaves nothing behind when the client resets, closes early, or sends too much; a stream left early is destroyed", async () => {
+      const lay = layout(tempDir("receive-node-fail"));
+      const reset = Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+      const tooLong = nodeStream(chunks(3 * MiB, 64 * 1024));
+      const cases: [Readable, number | null, BodyError["reason"]][] = [
+        [nodeStream(chunks(3 * MiB, 64 * 1024), { index: 30, error: reset }), null, "aborted"],
+        [nodeStream(chunks(3 * MiB, 64 * 1024), { index: 20 }), null, "aborted"],
+        [tooLong, MiB, "too_large"],
+        [nodeStream(chunks(MiB, 64 * 1024)), 2 * MiB, "incomplete"],
+      ];
+      for (const [body, expectedLength, reason] of cases) {
+        await expect(receiveToTemp(lay, body, { maxBytes: 10 * MiB, expectedLength, sha256: false, transfer: true })).rejects.toMatchObject({ reason });
+      }
+      expect(tooLong.destroyed).toBe(true);
+      expect(fs.readdirSync(lay.tmpDir)).toEqual([]);
+    });
   });
 });
