@@ -183,7 +183,13 @@ async function putParts(urls: string[], partSize: number, file: string, size = S
   return etags;
 }
 
-type Result = { seconds: number; partsSeconds: number; completeSeconds: number; rssGrowthMb: number; md5: string | null; cpu: { total: number; main: number } | null };
+type Result = { seconds: number; partsSeconds: number; completeSeconds: number; rssGrowthMb: number; md5: string | null; cpu: { total: number; main: number } | null; clientCpu: number };
+
+/** CPU seconds this process (the client: reading the source, sending the parts) has used so far. */
+function clientCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
 
 async function upload(server: Server, keys: { accessKeyId: string; secretAccessKey: string }, source: string, kind: "embedded" | "s3rver", run: number): Promise<Result> {
   const client = makeS3Client({ endpoint: server.endpoint, region: "us-east-1", bucket: "easel", forcePathStyle: true, credentials: keys, embedded: kind === "embedded" });
@@ -204,6 +210,7 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
   if (run === 1) console.log(`${kind}: server RSS ${(coldRss / 1024).toFixed(0)} MB at start, ${(rssBefore / 1024).toFixed(0)} MB after a ${warmupSize / MiB} MiB warm-up upload of the same shape (${CONCURRENCY} parallel part PUTs)`);
   resetPeak(pid);
   const cpuBefore = cpuSeconds(pid);
+  const clientBefore = clientCpuSeconds();
 
   const key = `bench/run-${run}.bin`;
   const started = performance.now();
@@ -220,12 +227,13 @@ async function upload(server: Server, keys: { accessKeyId: string; secretAccessK
     await client.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: key, UploadId: prepared.multipartUploadId as string, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }));
   }
   const done = performance.now();
+  const clientCpu = clientCpuSeconds() - clientBefore;
   const rssGrowthMb = (rssKb(pid, "VmHWM") - rssBefore) / 1024;
   const cpuAfter = cpuSeconds(pid);
   await driver.delete(key);
   await driver.delete(`warmup-${run}`);
   const cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
-  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5, cpu };
+  return { seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000, rssGrowthMb, md5, cpu, clientCpu };
 }
 
 type EaselTarget = { url: string; token: string; slug: string; pid: number | null; node: EaselNode | null };
@@ -282,13 +290,15 @@ async function uploadThroughEasel(target: EaselTarget, source: string, sourceMd5
   const rssBefore = pid ? rssKb(pid, "VmRSS") : NaN;
   if (pid) resetPeak(pid);
   const cpuBefore = pid ? cpuSeconds(pid) : null;
+  const clientBefore = clientCpuSeconds();
   const measured = await once(SIZE, `bench ${run}`);
+  const clientCpu = clientCpuSeconds() - clientBefore;
   const rssGrowthMb = pid ? (rssKb(pid, "VmHWM") - rssBefore) / 1024 : NaN;
   const cpu = pid && cpuBefore ? (({ total, main }) => ({ total: total - cpuBefore.total, main: main - cpuBefore.main }))(cpuSeconds(pid)) : null;
   if (measured.asset.md5 !== sourceMd5) throw new Error(`Easel recorded md5 ${String(measured.asset.md5)}, the source's is ${sourceMd5}`);
   await api("DELETE", `/assets/${String(measured.asset.token)}`);
   const { seconds, partsSeconds, completeSeconds } = measured;
-  return { seconds, partsSeconds, completeSeconds, rssGrowthMb, md5: String(measured.asset.md5), cpu };
+  return { seconds, partsSeconds, completeSeconds, rssGrowthMb, md5: String(measured.asset.md5), cpu, clientCpu };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,7 +332,11 @@ async function main() {
       const s = await upload(s3rver, S3RVER_CREDENTIALS, source, "s3rver", run);
       const n = easel ? await uploadThroughEasel(easel, source, sourceMd5, run) : null;
       rows.push({ dd: dd.seconds, embedded: e, s3rver: s, easel: n, load });
-      const cpu = (r: Result) => (r.cpu ? `, CPU ${r.cpu.total.toFixed(1)} s (main thread ${r.cpu.main.toFixed(1)} s)` : "");
+      // Server and client share the machine's cores: their CPU together bounds the throughput.
+      const cpu = (r: Result) =>
+        r.cpu
+          ? `, CPU ${r.cpu.total.toFixed(1)} s (main thread ${r.cpu.main.toFixed(1)} s), client ${r.clientCpu.toFixed(1)} s: ${(r.cpu.total + r.clientCpu).toFixed(1)} s of ${(os.cpus().length * r.seconds).toFixed(1)} core-seconds`
+          : "";
       console.log(
         `run ${run} (load ${load.toFixed(1)} -> ${os.loadavg()[0].toFixed(1)}): dd ${mbps(dd.seconds).toFixed(0)} MB/s (CPU ${dd.cpu.toFixed(1)} s)\n` +
           `  embedded ${mbps(e.seconds).toFixed(0)} MB/s (parts ${e.partsSeconds.toFixed(2)} s, complete+md5 ${e.completeSeconds.toFixed(2)} s, RSS +${e.rssGrowthMb.toFixed(1)} MB${cpu(e)})\n` +
@@ -346,10 +360,13 @@ async function main() {
   console.log(`  embedded store           ${emb.toFixed(0)} MB/s   = ${(emb / dd).toFixed(2)} x dd (target >= 0.8), ${(emb / s3r).toFixed(2)} x s3rver (target >= 2)`);
   console.log(`  s3rver                   ${s3r.toFixed(0)} MB/s`);
   console.log(`  embedded peak RSS growth ${rss.toFixed(1)} MB (target < 64)`);
+  // How much of the machine server and client kept busy: near 100 %, the upload is CPU-bound.
+  const busy = (rs: Result[]) => `${(100 * median(rs.map((r) => (r.cpu ? (r.cpu.total + r.clientCpu) / (os.cpus().length * r.seconds) : NaN)))).toFixed(0)} %`;
+  console.log(`  cores busy (server + client CPU / core-seconds, median): embedded ${busy(rows.map((r) => r.embedded))}, s3rver ${busy(rows.map((r) => r.s3rver))}`);
   const viaEasel = rows.flatMap((r) => (r.easel ? [r.easel] : []));
   if (viaEasel.length) {
     const n = mbps(median(viaEasel.map((r) => r.seconds)));
-    console.log(`  Easel (API + /storage/s3) ${n.toFixed(0)} MB/s  = ${(n / dd).toFixed(2)} x dd, ${(n / s3r).toFixed(2)} x s3rver; peak RSS growth ${Math.max(...viaEasel.map((r) => r.rssGrowthMb)).toFixed(1)} MB`);
+    console.log(`  Easel (API + /storage/s3) ${n.toFixed(0)} MB/s  = ${(n / dd).toFixed(2)} x dd, ${(n / s3r).toFixed(2)} x s3rver; peak RSS growth ${Math.max(...viaEasel.map((r) => r.rssGrowthMb)).toFixed(1)} MB; cores busy ${busy(viaEasel)}`);
   }
   // Two md5 passes per byte, whatever else a store does: the bound on this machine's cores.
   const bound = (md5Speed / 2) * os.cpus().length;
