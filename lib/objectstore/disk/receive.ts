@@ -138,8 +138,8 @@ function isNodeReadable(body: Body): body is NodeReadable {
 /**
  * pumpToSink for a Node stream, driven by its events: no promise per chunk, only when the sink is
  * full (then the stream pauses until it has room). In a process where AsyncLocalStorage is on (as
- * under Next.js) every promise also runs its hooks, so this halves the request thread's work per
- * chunk. Leaving early (too large, a failed write) destroys the stream, as leaving a loop over it
+ * under Next.js) every promise also runs its hooks: through Easel this took the request thread
+ * from 1.4–1.9 to 1.2–1.5 s of CPU per GiB uploaded (bench/upload). Leaving early (too large, a failed write) destroys the stream, as leaving a loop over it
  * would.
  */
 function pumpNodeToSink(stream: NodeReadable, sink: BodySink, maxBytes: number): Promise<void> {
