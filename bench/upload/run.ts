@@ -29,7 +29,7 @@ import { makeS3Client } from "../../lib/storage/s3/config";
 import { createS3Driver, ensureBucket } from "../../lib/storage/s3/driver";
 import type { StorageDriver } from "../../lib/storage/types";
 import { S3RVER_CREDENTIALS } from "../../lib/objectstore/testing/s3rver";
-import { builtAppDir, cli, freePort, startNode, stopNode, waitFor200, type EaselNode } from "../scale/cluster";
+import { api, builtAppDir, cli, freePort, startNode, stopNode, waitFor200, type EaselNode } from "../scale/cluster";
 
 const args = parseArgs(process.argv.slice(2));
 const SIZE = Number(args["size-mib"] ?? 1024) * 1024 * 1024;
@@ -267,24 +267,20 @@ async function easelTarget(dir: string): Promise<EaselTarget | null> {
 
 /** The same upload through Easel's HTTP API, as clients make it (after a warm-up of the same shape, as for the other servers). */
 async function uploadThroughEasel(target: EaselTarget, source: string, sourceMd5: string, run: number): Promise<Result> {
-  const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${target.url}/v1/${target.slug}${path}`, { method, headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => {
-      const json = r.status === 204 ? null : ((await r.json()) as { data: Record<string, unknown> });
-      if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(json)}`);
-      return json?.data ?? {};
-    });
+  const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> =>
+    (await api(target.url, target.token, method, `/v1/${target.slug}${path}`, body)).body?.data ?? {};
   const once = async (size: number, title: string) => {
     const started = performance.now();
-    const prepared = await api("POST", "/assets/upload_prepare", { asset: { title, media_type: "application/octet-stream", size } });
+    const prepared = await call("POST", "/assets/upload_prepare", { asset: { title, media_type: "application/octet-stream", size } });
     const partsStarted = performance.now();
     await putParts(prepared.part_urls as string[], prepared.part_size as number, source, size);
     const completeStarted = performance.now();
-    const asset = await api("POST", "/assets/upload_complete", { asset: { signed_storage_id: prepared.signed_storage_id, multipart_upload_id: prepared.multipart_upload_id } });
+    const asset = await call("POST", "/assets/upload_complete", { asset: { signed_storage_id: prepared.signed_storage_id, multipart_upload_id: prepared.multipart_upload_id } });
     const done = performance.now();
     return { asset, seconds: (done - started) / 1000, partsSeconds: (completeStarted - partsStarted) / 1000, completeSeconds: (done - completeStarted) / 1000 };
   };
   const warm = await once(CONCURRENCY * 8 * MiB, `warm-up ${run}`);
-  await api("DELETE", `/assets/${String(warm.asset.token)}`);
+  await call("DELETE", `/assets/${String(warm.asset.token)}`);
   syncDisk();
   const pid = target.pid;
   const rssBefore = pid ? rssKb(pid, "VmRSS") : NaN;
@@ -296,7 +292,7 @@ async function uploadThroughEasel(target: EaselTarget, source: string, sourceMd5
   const rssGrowthMb = pid ? (rssKb(pid, "VmHWM") - rssBefore) / 1024 : NaN;
   const cpu = pid && cpuBefore ? (({ total, main }) => ({ total: total - cpuBefore.total, main: main - cpuBefore.main }))(cpuSeconds(pid)) : null;
   if (measured.asset.md5 !== sourceMd5) throw new Error(`Easel recorded md5 ${String(measured.asset.md5)}, the source's is ${sourceMd5}`);
-  await api("DELETE", `/assets/${String(measured.asset.token)}`);
+  await call("DELETE", `/assets/${String(measured.asset.token)}`);
   const { seconds, partsSeconds, completeSeconds } = measured;
   return { seconds, partsSeconds, completeSeconds, rssGrowthMb, md5: String(measured.asset.md5), cpu, clientCpu };
 }

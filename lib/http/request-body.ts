@@ -7,8 +7,8 @@
  * A body is read once, by one consumer: `takeBody` hands it out and `bodyTaken` says whether it
  * has been, whichever way it was read.
  */
-const nodeBodies = new WeakMap<Request, AsyncIterable<Uint8Array>>();
-const taken = new WeakSet<Request>();
+/** The Node request behind a Request, until it is taken (then null). */
+const nodeBodies = new WeakMap<Request, AsyncIterable<Uint8Array> | null>();
 
 export type BodySource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
 
@@ -20,11 +20,10 @@ export function attachNodeBody(req: Request, source: AsyncIterable<Uint8Array>) 
 export function takeBody(req: Request): BodySource {
   const direct = nodeBodies.get(req);
   if (!direct || req.bodyUsed) return req.body;
-  taken.add(req);
-  nodeBodies.delete(req);
+  nodeBodies.set(req, null);
   return direct;
 }
 
 export function bodyTaken(req: Request): boolean {
-  return req.bodyUsed || taken.has(req);
+  return req.bodyUsed || nodeBodies.get(req) === null;
 }

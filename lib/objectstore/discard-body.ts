@@ -10,7 +10,7 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
  * and keep its connection; a very large body is cut off instead.
  */
 export function discardUnreadBody(req: Request): void {
-  if (!req.body || bodyTaken(req)) return;
+  if (bodyTaken(req)) return;
   const body = takeBody(req);
   if (!body) return;
   void (async () => {

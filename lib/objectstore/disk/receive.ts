@@ -1,5 +1,6 @@
 import crypto, { type Hash } from "node:crypto";
 import fs, { type FileHandle } from "node:fs/promises";
+import { Readable } from "node:stream";
 import type { Layout } from "./layout";
 import { openWorkerSink, type BodySink } from "./write-worker";
 
@@ -121,28 +122,14 @@ function isStreamAbort(err: unknown): boolean {
   return true;
 }
 
-/** A Node stream (a request read below its web stream, lib/http/request-body.ts). */
-type NodeReadable = AsyncIterable<Uint8Array> & {
-  on(event: string, listener: (arg: never) => void): unknown;
-  off(event: string, listener: (arg: never) => void): unknown;
-  pause(): unknown;
-  resume(): unknown;
-  destroy(): unknown;
-  readableEnded: boolean;
-};
-
-function isNodeReadable(body: Body): body is NodeReadable {
-  return !!body && typeof (body as Partial<NodeReadable>).on === "function" && typeof (body as Partial<NodeReadable>).pause === "function";
-}
-
 /**
  * pumpToSink for a Node stream, driven by its events: no promise per chunk, only when the sink is
  * full (then the stream pauses until it has room). In a process where AsyncLocalStorage is on (as
  * under Next.js) every promise also runs its hooks: through Easel this took the request thread
- * from 1.4–1.9 to 1.2–1.5 s of CPU per GiB uploaded (bench/upload). Leaving early (too large, a failed write) destroys the stream, as leaving a loop over it
- * would.
+ * from 1.4–1.9 to 1.2–1.5 s of CPU per GiB uploaded (bench/upload). Leaving early (too large, a
+ * failed write) destroys the stream, as leaving a loop over it would.
  */
-function pumpNodeToSink(stream: NodeReadable, sink: BodySink, maxBytes: number): Promise<void> {
+function pumpNodeToSink(stream: Readable, sink: BodySink, maxBytes: number): Promise<void> {
   if (stream.readableEnded) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let total = 0;
@@ -191,7 +178,8 @@ function pumpNodeToSink(stream: NodeReadable, sink: BodySink, maxBytes: number):
 
 /** Streams `body` into `sink`, at most `maxBytes` of it. */
 async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise<void> {
-  if (isNodeReadable(body)) return pumpNodeToSink(body, sink, maxBytes);
+  // A Node request read below its web stream (lib/http/request-body.ts).
+  if (body instanceof Readable) return pumpNodeToSink(body, sink, maxBytes);
   let total = 0;
   try {
     if (body) {
