@@ -1,35 +1,12 @@
-import { verifyBoardToken } from "../access-tokens/board-token-jwt";
-import { visibleBoardIds } from "../boards";
 import type { Deps } from "../deps";
 import { errorResponse, toErrorResponse } from "../http/envelope";
-import { getSecret } from "../secrets";
 import { storageForJob } from "../uploads/storage-for-request";
-import { mediaPath, verifyMediaSignature } from "./links";
-import { parseMediaPath, resolveMedia, type MediaRequest } from "./resolve-media";
+import { authorizeMedia } from "./authorize-media";
+import { parseMediaPath, resolveMedia } from "./resolve-media";
 import { renderPreview } from "./thumbnails";
-import { assetBoards } from "../db/schema";
 import { servePlaylist, streamCacheControl } from "../encode/serve-stream";
-import { eq } from "drizzle-orm";
-import type { Asset, Workspace } from "../db/schema";
 
 const forbidden = () => errorResponse("unauthenticated", "This media link is expired or invalid");
-
-/** A signed link for exactly this path, or `?token=` with a board access token whose boards hold the asset. */
-async function authorized(deps: Deps, url: URL, req: MediaRequest, asset: Asset, workspace: Workspace): Promise<boolean> {
-  const sig = url.searchParams.get("sig");
-  const exp = Number(url.searchParams.get("exp"));
-  if (sig) {
-    const path = mediaPath(req.assetToken, req.kind, { version: req.version ?? undefined, preview: req.preview });
-    return verifyMediaSignature(await getSecret(deps.db, "media_url_key"), path, exp, sig, deps.clock().getTime());
-  }
-  const token = url.searchParams.get("token");
-  if (!token) return false;
-  const check = await verifyBoardToken(await getSecret(deps.db, "board_token_key"), token, deps.clock());
-  if (!check.ok || check.claims.workspaceId !== workspace.id) return false;
-  const visible = await visibleBoardIds(deps.db, workspace, { kind: "board", ...check.claims });
-  const memberships = await deps.db.select({ boardId: assetBoards.boardId }).from(assetBoards).where(eq(assetBoards.assetId, asset.id));
-  return memberships.some((m) => visible?.includes(m.boardId));
-}
 
 function parseRange(header: string | null, size: number): { start: number; end: number } | null | "invalid" {
   if (!header) return null;
@@ -49,10 +26,10 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
     if (!parsed) return errorResponse("route_not_found", "No such media");
     const target = await resolveMedia(deps, parsed);
     if ("missing" in target) {
-      if (target.asset && target.workspace && !(await authorized(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
+      if (target.asset && target.workspace && !(await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
       return errorResponse("asset_not_found", "No such media for this asset");
     }
-    if (!(await authorized(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
+    if (!(await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
     const storage = storageForJob(deps, target.workspace);
     const cacheControl = target.stream ? streamCacheControl(target.stream) : "private, max-age=60";
     const headers: Record<string, string> = { "Content-Type": target.contentType, "Cache-Control": cacheControl, "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };

@@ -16,12 +16,21 @@ export const boards = pgTable(
     title: text("title").notNull(),
     parentId: integer("parent_id").references((): AnyPgColumn => boards.id, { onDelete: "restrict" }),
     state: text("state").$type<BoardState>().notNull().default("active"),
+    /**
+     * Materialised path: the ids of every ancestor, root first, as "/1/5/9/" ("/" at top level).
+     * Subtree checks are one indexed prefix match instead of a recursive walk (lib/boards/tree.ts
+     * owns it, including moves).
+     */
+    ancestry: text("ancestry").notNull().default("/"),
+    /** Number of ancestors: 0 at top level, at most MAX_BOARD_DEPTH - 1. */
+    depth: integer("depth").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("boards_token_key").on(t.token),
     index("boards_workspace_parent_idx").on(t.workspaceId, t.parentId),
+    index("boards_workspace_ancestry_idx").on(t.workspaceId, t.ancestry.op("text_pattern_ops")),
   ],
 );
 

@@ -11,3 +11,4 @@ export * from "./idempotency-keys";
 export * from "./settings";
 export * from "./jobs";
 export * from "./asset-embeddings";
+export * from "./sign-in-failures";
