@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   EASEL_DATA_DIR: z.string().default("./.data"),
   EASEL_PUBLIC_URL: z.url().optional(),
+  /** A separate origin for user content (e.g. https://media.example.net): every media and storage URL handed out uses it (contract §12, docs/security.md). */
+  EASEL_MEDIA_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
   EASEL_RATE_LIMIT_PER_MIN: positiveInt(600),
   EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: positiveInt(300),
   EASEL_WEBHOOK_ALLOW_PRIVATE: flag,
