@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { errorResponse } from "../http/envelope";
+import { storedBytesHeaders } from "../http/stored-bytes";
 import type { StorageDriver } from "../storage/types";
 import { hlsContentType, streamDirOf } from "./keys";
 import { authorizePlaylist } from "./playlists";
@@ -51,7 +52,7 @@ export async function servePlaylist(storage: StorageDriver, file: StreamFileTarg
   const etag = `"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
   // Playlists are rewritten per request: whole bodies only, no byte ranges.
   const { "Accept-Ranges": _ranges, ...rest } = headers;
-  const common = { ...rest, "Content-Type": file.contentType, "Cache-Control": streamCacheControl(file), ETag: etag };
+  const common = { ...rest, ...storedBytesHeaders(file.contentType), "Cache-Control": streamCacheControl(file), ETag: etag };
   if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers: common });
   const bytes = Buffer.from(body);
   return new Response(request.method === "HEAD" ? null : bytes, { headers: { ...common, "Content-Length": String(bytes.length) } });

@@ -1,5 +1,6 @@
 import type { Deps } from "../deps";
 import { errorResponse, toErrorResponse } from "../http/envelope";
+import { storedBytesHeaders } from "../http/stored-bytes";
 import { storageForJob } from "../uploads/storage-for-request";
 import { authorizeMedia } from "./authorize-media";
 import { parseMediaPath, resolveMedia } from "./resolve-media";
@@ -32,7 +33,10 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
     if (!(await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
     const storage = storageForJob(deps, target.workspace);
     const cacheControl = target.stream ? streamCacheControl(target.stream) : "private, max-age=60";
-    const headers: Record<string, string> = { "Content-Type": target.contentType, "Cache-Control": cacheControl, "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };
+    // Media links are capability URLs: the signature or board token in the URL is the whole
+    // authorisation and no cookie is ever read, so letting any origin read the answer (players and
+    // apps on other sites) gives a page nothing its holder of the URL did not already have.
+    const headers: Record<string, string> = { ...storedBytesHeaders(target.contentType), "Cache-Control": cacheControl, "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };
     if (target.stream?.playlist) return await servePlaylist(storage, { key: target.key, contentType: target.contentType, ...target.stream }, request, headers);
     if (target.preview) {
       const previewKey = `${target.key}.preview.jpg`;
@@ -45,7 +49,7 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
     const info = await storage.head(target.key);
     if (!info) return errorResponse("asset_not_found", "The stored file is missing");
     const range = parseRange(request.headers.get("range"), info.size);
-    if (range === "invalid") return new Response(null, { status: 416, headers: { "Content-Range": `bytes */${info.size}` } });
+    if (range === "invalid") return new Response(null, { status: 416, headers: { ...headers, "Content-Range": `bytes */${info.size}` } });
     if (range) {
       const body = await storage.read(target.key, { start: range.start, end: range.end });
       return new Response(body, { status: 206, headers: { ...headers, "Content-Length": String(range.end - range.start + 1), "Content-Range": `bytes ${range.start}-${range.end}/${info.size}` } });

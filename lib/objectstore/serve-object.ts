@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { applyStoredBytesHeaders } from "../http/stored-bytes";
 import type { ObjectRecord, OpenedObject } from "./disk/objects";
 
 type ServeOptions = {
@@ -23,6 +24,9 @@ const OVERRIDES: [string, string][] = [
 /**
  * Answers GET or HEAD for a stored object: conditional requests (If-Match, If-None-Match,
  * If-Modified-Since, If-Unmodified-Since), one byte range, and the signed response-* overrides.
+ * The type and disposition the uploader stored, or a signed override asked for, pass through
+ * lib/http/stored-bytes.ts like every other response carrying uploaded bytes: a runnable type goes
+ * out as an attachment, with nosniff and a sandbox CSP, whatever was stored or requested.
  * The bytes stream from disk; nothing is read into memory whole.
  */
 export async function serveObject(req: Request, url: URL, record: ObjectRecord, opts: ServeOptions): Promise<Response> {
@@ -38,6 +42,7 @@ export async function serveObject(req: Request, url: URL, record: ObjectRecord, 
     const value = url.searchParams.get(param);
     if (value !== null) headers.set(header, value);
   }
+  applyStoredBytesHeaders(headers, headers.get("content-type"), headers.get("content-disposition"));
   // Stored bytes go out as stored: no transparent compression by the server or a proxy, which
   // would change the length, break byte ranges and make Content-MD5 wrong.
   const cacheControl = headers.get("cache-control");
