@@ -4,7 +4,7 @@ import path from "node:path";
 import { isMissing, readJson, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomId, randomName, isValidId, type Layout } from "./layout";
-import { commitObject, NoSuchBucketError, type ObjectRecord, type StoredHeaders } from "./objects";
+import { commitObject, NoSuchBucketError, type CommitMode, type ObjectRecord, type StoredHeaders } from "./objects";
 import { forgetUpload, notePartCommitted, wholeMd5 } from "./part-digest";
 import type { Received } from "./receive";
 
@@ -112,12 +112,15 @@ export async function listParts(lay: Layout, upload: UploadRecord): Promise<Part
  * Makes the listed parts the object. The parts' files become the object's segments as they are
  * (moved, not copied: every byte is written to disk once); the whole object's md5 is computed from
  * them first, and the object is committed only then. Parts not listed are discarded with the upload.
+ * Once completed the upload is gone: its part URLs answer NoSuchUpload from then on. A completion
+ * refused by `create-only` (another object at the key) leaves the upload and its parts as they were.
  */
 export async function completeUpload(
   lay: Layout,
   upload: UploadRecord,
   requested: { partNumber: number; etag: string }[],
   now: Date,
+  mode: CommitMode = "overwrite",
 ): Promise<ObjectRecord> {
   return withLock(`upload:${upload.uploadId}`, async () => {
     const dir = lay.uploadDir(upload.uploadId);
@@ -140,6 +143,7 @@ export async function completeUpload(
         userMetadata: upload.userMetadata,
       },
       now,
+      mode,
     );
     await fs.rm(dir, { recursive: true, force: true });
     forgetUpload(upload.uploadId);

@@ -33,6 +33,25 @@ export type NewObject = Omit<ObjectRecord, "key" | "segments" | "lastModified">;
 /** A fully received file, flushed to disk, waiting to become (part of) an object. */
 export type ReceivedFile = { path: string; size: number };
 
+/**
+ * `overwrite`: the new object replaces any object at the key (S3's and GCS's own semantics).
+ * `create-only`: the key must be free. An existing object with the same size and md5 counts as
+ * this very write done before (a client retrying after a lost answer): it stands, nothing changes,
+ * and the write succeeds. Anything else at the key refuses the write (ObjectExistsError).
+ */
+export type CommitMode = "overwrite" | "create-only";
+
+/** A create-only write found other bytes at its key; nothing was changed. */
+export class ObjectExistsError extends Error {
+  constructor(
+    readonly bucket: string,
+    readonly key: string,
+  ) {
+    super(`an object with other bytes already exists at ${bucket}/${key}`);
+    this.name = "ObjectExistsError";
+  }
+}
+
 export class NoSuchBucketError extends Error {
   constructor(readonly bucket: string) {
     super(`bucket ${bucket} does not exist`);
@@ -59,10 +78,31 @@ const segmentPaths = (lay: Layout, bucket: string, record: ObjectRecord) => reco
  * multipart upload's parts become the object's segments as they are. The record is the commit
  * point, renamed into place after the files, so a reader sees the previous object or the new one,
  * never a partial one. The replaced object's files are retired afterwards.
+ *
+ * `create-only` is decided here, under the object's lock, so two writers racing for a free key
+ * cannot both pass: the second finds the first's record. When the existing object is the same
+ * bytes, it is returned and the received files are removed (the caller gave them up, as with a
+ * commit). On every failure, ObjectExistsError included, the files stay the caller's.
  */
-export async function commitObject(lay: Layout, bucket: string, key: string, files: ReceivedFile[], object: NewObject, now: Date): Promise<ObjectRecord> {
+export async function commitObject(
+  lay: Layout,
+  bucket: string,
+  key: string,
+  files: ReceivedFile[],
+  object: NewObject,
+  now: Date,
+  mode: CommitMode = "overwrite",
+): Promise<ObjectRecord> {
   await requireBucket(lay, bucket);
   return withLock(`object:${bucket}/${key}`, async () => {
+    if (mode === "create-only") {
+      const existing = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+      if (existing && existing.size === object.size && existing.md5 === object.md5) {
+        await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
+        return existing;
+      }
+      if (existing) throw new ObjectExistsError(bucket, key);
+    }
     const dir = lay.objectDir(bucket, key);
     await fs.mkdir(dir, { recursive: true });
     const stem = `${keyHash(key)}.${randomName()}`;

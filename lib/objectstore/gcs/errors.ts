@@ -20,6 +20,11 @@ export const gcsErrors = {
   noSuchBucket: () => new GcsError("NoSuchBucket", "The specified bucket does not exist.", 404),
   invalidArgument: (details: string) => new GcsError("InvalidArgument", "Invalid argument.", 400, { Details: details }),
   methodNotAllowed: () => new GcsError("MethodNotAllowed", "The specified method is not allowed against this resource.", 405),
+  /** A signed upload found another object at its key (as GCS answers a failed `ifGenerationMatch=0`). */
+  objectExists: () =>
+    new GcsError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold.", 412, {
+      Details: "An object already exists at this name; an upload URL can create an object but not replace it.",
+    }),
   internal: () => new GcsError("InternalError", "We encountered an internal error. Please try again.", 500),
   storageFull: (message: string) => new GcsError("InsufficientStorage", message, 507),
 };

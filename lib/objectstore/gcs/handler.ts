@@ -6,7 +6,7 @@ import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
 import { isValidBucketName, type Layout } from "../disk/layout";
 import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
-import { commitObject, deleteObject, headObject, NoSuchBucketError, openObject } from "../disk/objects";
+import { commitObject, deleteObject, headObject, NoSuchBucketError, ObjectExistsError, openObject } from "../disk/objects";
 import { BodyError, receiveToTemp } from "../disk/receive";
 import { sweepSoon } from "../disk/sweep";
 import { clientOrigin } from "../origin";
@@ -42,7 +42,9 @@ function parseTarget(url: URL, mountPath: string): Target {
 /**
  * The embedded store's GCS endpoint (XML API subset): resumable uploads opened through a V4 signed
  * URL (POST with `x-goog-resumable: start`), then PUT to the session whole or in chunks, status
- * queries and cancellation; plus signed GET/HEAD, PUT and DELETE of objects.
+ * queries and cancellation; plus signed GET/HEAD, PUT and DELETE of objects. Every write here is
+ * authorized by a signed URL or a session one opened, so each may create an object but never
+ * replace one (Easel's server writes its own objects directly, lib/storage/gcs/local-objects.ts).
  */
 export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Promise<Response> {
   if (req.method === "OPTIONS") return storagePreflight(req, "GET, HEAD, PUT, POST, DELETE", EXPOSED);
@@ -98,6 +100,9 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
     case "POST": {
       if (req.headers.get("x-goog-resumable") !== "start") throw gcsErrors.invalidArgument("Only resumable uploads (x-goog-resumable: start) can be opened with POST.");
       sweepSoon(lay);
+      // An upload URL creates an object and never replaces one: a session opened on a taken name
+      // could only end refused, so it is not opened (the final commit checks again, under the lock).
+      if (await headObject(lay, target.bucket, target.key)) throw gcsErrors.objectExists();
       const declared = Number(req.headers.get("x-upload-content-length") ?? NaN);
       const session = await createSession(lay, {
         bucket: target.bucket,
@@ -114,7 +119,8 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
       const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
       const md5 = received.md5.toString("hex");
       const contentType = req.headers.get("content-type") || "application/octet-stream";
-      await commitObject(lay, target.bucket, target.key, [received], { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) }, now).catch(async (err) => {
+      const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };
+      await commitObject(lay, target.bucket, target.key, [received], record, now, "create-only").catch(async (err) => {
         await fs.rm(received.path, { force: true });
         throw err;
       });
@@ -158,6 +164,7 @@ function numberHeader(req: Request, name: string): number | null {
 function toGcsError(err: unknown): GcsError {
   if (err instanceof GcsError) return err;
   if (err instanceof NoSuchBucketError) return gcsErrors.noSuchBucket();
+  if (err instanceof ObjectExistsError) return gcsErrors.objectExists();
   if (err instanceof BodyError) {
     if (err.reason === "too_large") return new GcsError("EntityTooLarge", "Your proposed upload is larger than the maximum object size.", 400);
     if (err.reason === "incomplete") return new GcsError("IncompleteBody", "The body ended before the bytes its headers announced.", 400);

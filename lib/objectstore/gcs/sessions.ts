@@ -123,7 +123,16 @@ export async function writeChunk(lay: Layout, id: string, body: Body, range: Chu
     await fh.close();
     const size = committed + stored;
     running.set(id, { hash, offset: size });
-    if (range === "whole" || (total !== null && size === total)) return finish(lay, session, size, now);
+    if (range === "whole" || (total !== null && size === total)) {
+      try {
+        return await finish(lay, session, size, now);
+      } catch (err) {
+        // Refused at the commit (another object at the name): the session holds what it held before this chunk.
+        running.delete(id);
+        await fs.truncate(dataPath(lay, id), committed);
+        throw err;
+      }
+    }
     await writeJsonAtomic(lay, recordPath(lay, id), { ...session, committed: size, total } satisfies SessionRecord);
     return { done: false, committed: size };
   });
@@ -143,17 +152,23 @@ export async function querySession(lay: Layout, id: string, total: number | null
   });
 }
 
+/**
+ * Makes the session's bytes the object. Sessions are opened through signed URLs, so the object is
+ * created, never replaced: other bytes at the name refuse the commit (ObjectExistsError), the same
+ * bytes count as this upload done before.
+ */
 async function finish(lay: Layout, session: SessionRecord, size: number, now: Date): Promise<ChunkOutcome> {
   const hash = await hashUpTo(lay, session.id, size);
   const md5 = hash.digest("hex");
-  const object = await commitObject(lay, session.bucket, session.key, [{ path: dataPath(lay, session.id), size }], {
-    size,
-    md5,
-    etag: md5,
-    contentType: session.contentType,
-    headers: session.headers,
-    userMetadata: session.userMetadata,
-  }, now);
+  const object = await commitObject(
+    lay,
+    session.bucket,
+    session.key,
+    [{ path: dataPath(lay, session.id), size }],
+    { size, md5, etag: md5, contentType: session.contentType, headers: session.headers, userMetadata: session.userMetadata },
+    now,
+    "create-only",
+  );
   running.delete(session.id);
   const finished = { size: object.size, md5: object.md5, etag: object.etag };
   await writeJsonAtomic(lay, recordPath(lay, session.id), { ...session, committed: size, total: size, finished } satisfies SessionRecord);

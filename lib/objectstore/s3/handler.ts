@@ -5,7 +5,7 @@ import { discardUnreadBody } from "../discard-body";
 import { BodyError } from "../disk/receive";
 import { MultipartError } from "../disk/multipart";
 import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
-import { NoSuchBucketError } from "../disk/objects";
+import { NoSuchBucketError, ObjectExistsError } from "../disk/objects";
 import { isValidBucketName, type Layout } from "../disk/layout";
 import { bodyErrorToS3 } from "./body";
 import { bucketLocation, deleteObjects, headBucket, listAllBuckets, listObjects, putBucket, removeBucket } from "./bucket-ops";
@@ -90,8 +90,9 @@ function parseTarget(url: URL, mountPath: string): { bucket: string; key: string
 }
 
 /**
- * The embedded store's S3 endpoint: authenticates the request (SigV4, presigned or header), runs
- * the operation, and answers every failure as an S3 XML error. Every answer carries CORS headers,
+ * The embedded store's S3 endpoint: authenticates the request (SigV4, presigned or header) before
+ * anything else reads it (an unsigned `x-amz-*` header never chooses the operation), runs the
+ * operation, and answers every failure as an S3 XML error. Every answer carries CORS headers,
  * so browser uploads (Uppy) can read ETag.
  */
 export async function handleS3Request(req: Request, ctx: S3StoreContext): Promise<Response> {
@@ -102,12 +103,12 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
   const resource = key ? `/${bucket}/${key}` : `/${bucket}`;
   try {
     const now = ctx.clock();
-    const payload = verifySigV4(req, url, await ctx.credentials(), now);
+    const auth = verifySigV4(req, url, await ctx.credentials(), now);
     // A name that could not be a bucket never reaches the file system (it could name a path).
     if (bucket && !isValidBucketName(bucket)) {
       throw req.method === "PUT" && !key ? new S3Error("InvalidBucketName", "The specified bucket is not valid.", 400, { BucketName: bucket }) : s3Errors.noSuchBucket(bucket);
     }
-    const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload, now };
+    const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload: auth.payload, auth: auth.mode, now };
     const response = await operationFor(req.method, call)(call);
     response.headers.set("x-amz-request-id", requestId);
     return s3Cors(response);
@@ -120,6 +121,7 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
 function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
   if (err instanceof NoSuchBucketError) return s3Errors.noSuchBucket(err.bucket);
+  if (err instanceof ObjectExistsError) return s3Errors.objectExists();
   if (err instanceof MultipartError) return multipartErrorToS3(err);
   if (err instanceof BodyError) return bodyErrorToS3(err);
   if (isNoSpace(err)) return s3Errors.storageFull(NO_SPACE_MESSAGE);

@@ -13,7 +13,7 @@ import {
 import { sweepSoon } from "../disk/sweep";
 import { elements, hasRoot, text, xmlDocument } from "../xml";
 import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
-import type { S3Call } from "./call";
+import { commitModeOf, type S3Call } from "./call";
 import { S3Error, s3Errors } from "./errors";
 import { quoted } from "./object-ops";
 
@@ -82,7 +82,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<Response> {
   if (!hasRoot(body, "CompleteMultipartUpload")) throw s3Errors.malformedXml();
   const parts = elements(body, "Part").map((part) => ({ partNumber: Number(text(part, "PartNumber")), etag: text(part, "ETag") ?? "" }));
   if (parts.some((p) => !Number.isInteger(p.partNumber) || !p.etag)) throw s3Errors.malformedXml();
-  const record = await completeUpload(call.lay, upload, parts, call.now);
+  const record = await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call));
   const location = `${call.url.origin}${call.url.pathname}`;
   return xml(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag) }));
 }

@@ -6,16 +6,18 @@ import { serveObject } from "../serve-object";
 import { xmlDocument } from "../xml";
 import { MAX_PUT_BYTES, objectMetadataFrom, receiveObjectBody } from "./body";
 import { S3Error, s3Errors } from "./errors";
-import type { S3Call } from "./call";
+import { commitModeOf, type S3Call } from "./call";
+import { refuseCrossWorkspaceCopy } from "./copy-scope";
 
 export const quoted = (etag: string) => `"${etag}"`;
 
 /** PUT /bucket/key: the body becomes the object once all of it is on disk. */
-export async function putObject({ lay, req, bucket, key, payload, now }: S3Call): Promise<Response> {
+export async function putObject(call: S3Call): Promise<Response> {
+  const { lay, req, bucket, key, payload, now } = call;
   const meta = objectMetadataFrom(req);
   const received = await receiveObjectBody(lay, req, payload);
   const md5 = received.md5.toString("hex");
-  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now).catch(async (err) => {
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {
     await fs.rm(received.path, { force: true });
     throw err;
   });
@@ -23,8 +25,10 @@ export async function putObject({ lay, req, bucket, key, payload, now }: S3Call)
 }
 
 /** PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. */
-export async function copyObject({ lay, req, bucket, key, now }: S3Call): Promise<Response> {
+export async function copyObject(call: S3Call): Promise<Response> {
+  const { lay, req, bucket, key, now } = call;
   const source = parseCopySource(req.headers.get("x-amz-copy-source") ?? "");
+  refuseCrossWorkspaceCopy(source, { bucket, key });
   const opened = await openObject(lay, source.bucket, source.key);
   if (!opened) throw s3Errors.noSuchKey(source.key);
   let received;
@@ -36,7 +40,7 @@ export async function copyObject({ lay, req, bucket, key, now }: S3Call): Promis
   const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
   const meta = replace ? objectMetadataFrom(req) : { contentType: opened.record.contentType, headers: opened.record.headers, userMetadata: opened.record.userMetadata };
   const md5 = received.md5.toString("hex");
-  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now).catch(async (err) => {
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {
     await fs.rm(received.path, { force: true });
     throw err;
   });

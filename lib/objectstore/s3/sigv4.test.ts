@@ -41,7 +41,7 @@ function failure(fn: () => unknown): { code: string; status: number } {
 describe("verifySigV4", () => {
   it("accepts AWS's header-signed GET Object example, with its payload hash", () => {
     const { req, url } = headerRequest("f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
-    expect(verifySigV4(req, url, credentials, signedAt)).toEqual({ kind: "sha256", hex: EMPTY_SHA256 });
+    expect(verifySigV4(req, url, credentials, signedAt)).toEqual({ mode: "header", payload: { kind: "sha256", hex: EMPTY_SHA256 } });
   });
 
   it("refuses that example with one signature digit changed, or 16 minutes away from its time", () => {
@@ -54,7 +54,7 @@ describe("verifySigV4", () => {
   it("accepts AWS's presigned GET Object example until it expires (24 h), then refuses it", () => {
     const url = presignedUrl("aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
     const req = new Request(url, { headers: { host: "examplebucket.s3.amazonaws.com" } });
-    expect(verifySigV4(req, url, credentials, new Date(signedAt.getTime() + 86_399_000))).toEqual({ kind: "unsigned" });
+    expect(verifySigV4(req, url, credentials, new Date(signedAt.getTime() + 86_399_000))).toEqual({ mode: "presigned", payload: { kind: "unsigned" } });
     expect(failure(() => verifySigV4(req, url, credentials, new Date(signedAt.getTime() + 86_401_000)))).toEqual({ code: "AccessDenied", status: 403 });
   });
 

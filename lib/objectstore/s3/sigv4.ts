@@ -7,6 +7,21 @@ export type S3Credentials = { accessKeyId: string; secretAccessKey: string };
 /** What the signature says about the body: not covered, or its sha256 (hex) to check while receiving. */
 export type PayloadPolicy = { kind: "unsigned" } | { kind: "sha256"; hex: string };
 
+/**
+ * How a request was authorized. `presigned`: by a URL handed to someone else (an uploader's
+ * browser), which grants exactly its method, key and signed headers. `header`: by the store's key
+ * pair itself in the Authorization header (Easel's server, an operator's S3 client).
+ */
+export type SigV4Auth = { mode: "presigned" | "header"; payload: PayloadPolicy };
+
+/**
+ * `x-amz-*` headers that may be present without being signed, as S3 allows them: the payload hash
+ * already takes part in the canonical request (a changed value fails the signature), and a CDN
+ * in front of the store (CloudFront) adds its request id to every request it forwards. Neither
+ * asks the store to do anything.
+ */
+const UNSIGNED_AMZ_ALLOWED = new Set(["x-amz-content-sha256", "x-amz-cf-id"]);
+
 const ALGORITHM = "AWS4-HMAC-SHA256";
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 /** S3 refuses header-signed requests whose time is further than this from its own. */
@@ -31,11 +46,12 @@ type Parsed = {
  * signature in the query string) or with an `Authorization` header, against the store's one key
  * pair. Time is judged by `now` (Easel's clock), so expiry follows the test clock.
  */
-export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, now: Date): PayloadPolicy {
+export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, now: Date): SigV4Auth {
   const params = rawQueryParams(url.search);
   const authorization = req.headers.get("authorization");
   let parsed: Parsed;
-  if (params.some(([name]) => name === "X-Amz-Algorithm")) parsed = parsePresigned(params, req, now);
+  const presigned = params.some(([name]) => name === "X-Amz-Algorithm");
+  if (presigned) parsed = parsePresigned(params, req, now);
   else if (authorization?.startsWith(`${ALGORITHM} `)) parsed = parseHeader(authorization, params, req, now);
   else if (authorization) throw s3Errors.invalidRequest("The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.");
   else throw s3Errors.accessDenied("Anonymous access is not allowed; sign the request with AWS Signature Version 4.");
@@ -60,7 +76,26 @@ export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, 
   if (!safeEqual(expected, parsed.signature)) {
     throw s3Errors.signatureMismatch({ AWSAccessKeyId: parsed.accessKeyId, StringToSign: stringToSign, CanonicalRequest: canonicalRequest });
   }
-  return payloadPolicy(parsed.payload);
+  refuseUnsignedAmzHeaders(req, parsed.signedHeaders);
+  return { mode: presigned ? "presigned" : "header", payload: payloadPolicy(parsed.payload) };
+}
+
+/**
+ * A signature covers only the headers it lists; an `x-amz-*` header asks S3 to do something
+ * (copy from another key, set an ACL, tags, storage class, encryption, a checksum), so one that
+ * is present but unsigned would let whoever holds a presigned URL widen what it grants. S3
+ * refuses such a request, and so does the store, for presigned and header-signed requests alike:
+ * every S3 client signs the `x-amz-*` headers it sends, so a request that passes here passes on S3.
+ */
+function refuseUnsignedAmzHeaders(req: Request, signedHeaders: string[]): void {
+  const signed = new Set(signedHeaders.map((name) => name.toLowerCase()));
+  const unsigned: string[] = [];
+  req.headers.forEach((_value, name) => {
+    if (name.startsWith("x-amz-") && !signed.has(name) && !UNSIGNED_AMZ_ALLOWED.has(name)) unsigned.push(name);
+  });
+  if (unsigned.length) {
+    throw new S3Error("AccessDenied", "There were headers present in the request which were not signed", 403, { HeadersNotSigned: unsigned.join(", ") });
+  }
 }
 
 function parsePresigned(params: [string, string][], req: Request, now: Date): Parsed {
