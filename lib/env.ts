@@ -20,6 +20,21 @@ const positiveInt = <F extends number | undefined>(fallback: F) =>
       return n;
     });
 
+/** A count of proxies: unset, "0", "false" or "no" is none; "true" or "yes" is one; else a whole number. */
+const proxyHops = z
+  .string()
+  .optional()
+  .transform((v, ctx): number => {
+    if (v === undefined || v === "" || v === "0" || v === "false" || v === "no") return 0;
+    if (v === "true" || v === "yes") return 1;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n <= 0) {
+      ctx.addIssue({ code: "custom", message: `must be a number of proxies (0, 1, 2, ...), got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
 /** Every environment variable Easel reads, validated once. docs/configuration.md lists them. */
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
@@ -29,6 +44,8 @@ const EnvSchema = z.object({
   EASEL_MEDIA_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
   EASEL_RATE_LIMIT_PER_MIN: positiveInt(600),
   EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: positiveInt(300),
+  // How many reverse proxies stand in front of Easel (0: none, X-Forwarded-For is ignored); lib/http/client-address.ts.
+  EASEL_TRUST_PROXY: proxyHops,
   EASEL_WEBHOOK_ALLOW_PRIVATE: flag,
   EASEL_TEST_CLOCK: flag,
   EASEL_WEBHOOK_RETRY_SCHEDULE: z.string().optional(),

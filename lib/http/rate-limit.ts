@@ -35,7 +35,5 @@ export function rateHeaders(state: RateState): Record<string, string> {
   };
 }
 
-export function clientAddress(req: Request): string {
-  const fwd = req.headers.get("x-forwarded-for");
-  return fwd?.split(",")[0]?.trim() || req.headers.get("x-real-ip") || "local";
-}
+/** The bucket of an unauthenticated caller: the one client address the sign-in throttle uses too. */
+export { clientAddress } from "./client-address";

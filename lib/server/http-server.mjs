@@ -5,6 +5,16 @@ import http from "node:http";
 export const DIRECT_ROUTES = Symbol.for("easel.directRoutes");
 
 /**
+ * The request header in which the server hands the TCP peer's address to the app
+ * (lib/http/client-address.ts). Set on every request, after deleting any header of that name the
+ * client sent, so no client can choose its own address.
+ */
+export const CLIENT_ADDRESS_HEADER = "x-easel-client-address";
+
+/** Where the server publishes that header's name: the app trusts the header only when this is set. */
+const CLIENT_ADDRESS_HEADER_KEY = Symbol.for("easel.clientAddressHeader");
+
+/**
  * The HTTP timeouts that bound a slow or stalled client: all of a request's headers within 60 s,
  * the whole request (body included) within 300 s, idle keep-alive connections closed after 5 s.
  * They are Node's defaults, stated here so that they are Easel's decision (docs/reliability.md).
@@ -22,7 +32,10 @@ export const TIMEOUTS = Object.freeze({ headersTimeout: 60_000, requestTimeout: 
  */
 export function createEaselServer(nextHandler, overrides = {}) {
   const { keepAliveTimeout, ...options } = { ...TIMEOUTS, ...overrides };
+  /** @type {any} */ (globalThis)[CLIENT_ADDRESS_HEADER_KEY] = CLIENT_ADDRESS_HEADER;
   const server = http.createServer(options, (req, res) => {
+    delete req.headers[CLIENT_ADDRESS_HEADER];
+    if (req.socket.remoteAddress) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress;
     /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined} */
     const direct = /** @type {any} */ (globalThis)[DIRECT_ROUTES];
     if (direct?.(req, res)) return;

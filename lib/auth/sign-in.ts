@@ -1,0 +1,44 @@
+import type { Deps } from "../deps";
+import type { User } from "../db/schema";
+import { hashPassword, MalformedPasswordHashError, verifyAgainstNoUser, verifyPassword, type PasswordCheck } from "./passwords";
+import { openSignInAttempt, signInSubjects } from "./sign-in-throttle";
+import { findUserByEmail, normalizeEmail, replacePasswordHash } from "./users";
+
+export type SignInInput = { email: string; password: string; clientAddress: string };
+
+/**
+ * Signs a web UI user in with email and password (what the login form's Credentials provider
+ * calls), or answers null. Every refusal looks the same to the caller: wrong password, unknown
+ * email, too many failures (contract §12).
+ *
+ * An unknown email does the same work as a wrong password: the same queries, and a password check
+ * against a hash with the current parameters. A legacy bcrypt hash is replaced by a scrypt hash on
+ * the first successful sign-in.
+ */
+export async function verifySignIn(deps: Pick<Deps, "db" | "clock">, input: SignInInput): Promise<User | null> {
+  const { db } = deps;
+  const email = normalizeEmail(input.email);
+  const attempt = await openSignInAttempt(db, signInSubjects(email, input.clientAddress), deps.clock());
+  if (!attempt) return null;
+
+  const user = await findUserByEmail(db, email);
+  const check = user ? await checkStoredPassword(user, input.password) : await verifyAgainstNoUser(input.password);
+  if (!user || !check.match) {
+    attempt.failed();
+    return null;
+  }
+  await attempt.succeeded();
+  if (check.rehash) await replacePasswordHash(db, user, await hashPassword(input.password));
+  return user;
+}
+
+async function checkStoredPassword(user: User, password: string): Promise<PasswordCheck> {
+  try {
+    return await verifyPassword(password, user.passwordHash);
+  } catch (err) {
+    if (!(err instanceof MalformedPasswordHashError)) throw err;
+    // Nobody can sign in as this user until an admin sets a new password (`easel admin create`).
+    console.warn(`[easel] sign-in refused for user ${user.id}: ${err.message}; set a new password with \`npm run easel -- admin create\``);
+    return { match: false, rehash: false };
+  }
+}
