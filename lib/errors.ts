@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   invalid_hook_url: 422,
   payload_too_large: 413,
   rate_limited: 429,
+  // contract.md §12
+  size_mismatch: 422,
   // beyond the contract (docs/api.md)
   idempotency_key_reused: 422,
   idempotency_request_in_progress: 409,

@@ -21,6 +21,7 @@ const PLAIN: Record<string, (ext: Record<string, unknown>) => string> = {
   storage_object_not_found: () => "The uploaded file did not arrive in storage. Try the upload again.",
   invalid_signed_storage_id: () => "The upload expired or was already used. Start it again.",
   checksum_mismatch: () => "The file changed on its way to storage. Try the upload again.",
+  size_mismatch: () => "The file that arrived in storage is not the size announced for it. Try the upload again.",
   validation_failed: (ext) => `Please check ${typeof ext.field === "string" ? `the ${ext.field.split(".").at(-1)} field` : "the form"}.`,
   payload_too_large: () => "The file is larger than this server accepts.",
   rate_limited: (ext) => `Too many requests. Try again${typeof ext.retry_after === "number" ? ` in ${ext.retry_after} s` : " shortly"}.`,

@@ -25,6 +25,7 @@ export const ERROR_MEANINGS = {
   storage_object_not_found: "The uploaded bytes (or a multipart part, `extensions.missing_parts`) are not in storage.",
   invalid_signed_storage_id: "The `signed_storage_id` is tampered, expired (24 h), another workspace's, or already used elsewhere.",
   checksum_mismatch: "The uploaded bytes do not match the `md5` given at upload_prepare (`extensions.expected_md5`, `extensions.actual_md5`).",
+  size_mismatch: "The uploaded object's size differs from the `size` given at upload_prepare (`extensions.expected_size`, `extensions.actual_size`). Nothing is made; prepare a new upload with the right size and send the bytes there.",
   validation_failed: "The body, query or a header fails its schema; `extensions.field` names the first bad field.",
   invalid_json: "The body is not JSON, or not a JSON object.",
   method_not_allowed: "The path exists but not with this method; the `Allow` header lists the methods.",

@@ -195,7 +195,7 @@ export const OPERATIONS: Operation[] = [
     body: PatchAssetBody,
     ifMatch: true,
     success: { status: 200, description: "The asset after the write, with `head_version_number`.", schema: AssetWriteJson },
-    errors: [...versionGates, "invalid_version_number", "version_not_found", "invalid_signed_storage_id", "storage_object_not_found", "checksum_mismatch", "storage_unavailable"],
+    errors: [...versionGates, "invalid_version_number", "version_not_found", "invalid_signed_storage_id", "storage_object_not_found", "size_mismatch", "checksum_mismatch", "storage_unavailable"],
   },
   {
     operationId: "deleteAsset",
@@ -233,7 +233,7 @@ export const OPERATIONS: Operation[] = [
     auth: write(),
     body: CompleteBody,
     success: { status: 200, description: "The asset.", schema: AssetOne },
-    errors: ["invalid_signed_storage_id", "storage_object_not_found", "checksum_mismatch", "board_not_found", "asset_not_found", "storage_unavailable"],
+    errors: ["invalid_signed_storage_id", "storage_object_not_found", "size_mismatch", "checksum_mismatch", "board_not_found", "asset_not_found", "storage_unavailable"],
   },
   // ---- versions
   {

@@ -53,6 +53,8 @@ export const errorEnvelope = (codes: readonly ErrorCode[]) =>
             missing_parts: z.array(z.number().int()).optional().meta({ description: "storage_object_not_found: multipart part numbers not uploaded." }),
             expected_md5: Md5.optional().meta({ description: "checksum_mismatch: the md5 given at upload_prepare." }),
             actual_md5: Md5.optional().meta({ description: "checksum_mismatch: the md5 of the bytes in storage." }),
+            expected_size: z.number().int().optional().meta({ description: "size_mismatch: the size given at upload_prepare, in bytes." }),
+            actual_size: z.number().int().optional().meta({ description: "size_mismatch: the size of the object in storage, in bytes." }),
             reason: z.string().optional().meta({ description: "invalid_hook_url: why the URL was refused." }),
             trigger_status: z.enum(["active", "expired", "disabled"]).optional().meta({ description: "validation_failed on resend: the trigger's status." }),
           }),

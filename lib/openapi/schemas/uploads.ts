@@ -8,7 +8,7 @@ export const PrepareBody = z.object({
   asset: z.object({
     title: z.string().max(500).optional(),
     media_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as image/png"),
-    size: z.number().int("must be a whole number of bytes").positive("must be above 0").meta({ description: "Bytes; at most the server's limit (default 5 GiB, else 413)." }),
+    size: z.number().int("must be a whole number of bytes").positive("must be above 0").meta({ description: "Bytes; at most the server's limit (default 5 GiB, else 413). upload_complete refuses an object of another size (422 size_mismatch)." }),
     collection_token: z.string().min(1).max(64).optional().meta({ description: "Board the asset will be placed on." }),
     // 32 hex digits; upper case is accepted and read as the same digest.
     md5: z
