@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DomainError, type ErrorCode } from "../errors";
+import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "./json-depth";
 
 /** A field whose failure needs its own code instead of validation_failed (e.g. version_number → invalid_version_number). */
 export type FieldCodes = Record<string, ErrorCode>;
@@ -64,15 +65,29 @@ export async function readBodyText(req: Request, max = MAX_JSON_BODY_BYTES): Pro
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/** Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON (or not an object) → 400 invalid_json; schema failure → 422 naming the field. */
-export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
-  const text = await readBodyText(req);
-  let value: unknown;
+/** The refusal of a body nested deeper than MAX_JSON_DEPTH (contract §12), for every transport that reads JSON. */
+export function tooDeepError(): DomainError {
+  return new DomainError("invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+}
+
+/**
+ * JSON.parse of request text whose nesting was checked first: deeper than MAX_JSON_DEPTH or not
+ * JSON → 400 invalid_json. The check comes before parsing because every later walk over the
+ * value (the NUL check below, schemas, JSON.stringify) recurses once per level.
+ */
+export function parseJsonText(text: string): unknown {
+  if (jsonNestsDeeperThan(text)) throw tooDeepError();
   try {
-    value = text.trim() === "" ? {} : JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new DomainError("invalid_json", "The request body is not valid JSON");
   }
+}
+
+/** Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON, nested deeper than 64 levels, or not an object → 400 invalid_json; schema failure → 422 naming the field. */
+export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
+  const text = await readBodyText(req);
+  const value = text.trim() === "" ? {} : parseJsonText(text);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new DomainError("invalid_json", "The request body must be a JSON object");
   }

@@ -5,6 +5,8 @@ import { getDeps } from "../deps";
 import { env } from "../env";
 import { DomainError } from "../errors";
 import { toErrorResponse } from "../http/envelope";
+import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "../http/json-depth";
+import { readBodyText } from "../http/parse";
 import { clientAddress, consume, rateHeaders, type RateState } from "../http/rate-limit";
 import type { DownloadOptions } from "./download";
 import { createMcpServer, type McpContext } from "./server";
@@ -27,17 +29,46 @@ function challenge(req: Request, err: DomainError): string {
 
 const limitFor = (p: Principal | null) => (p?.kind === "board" ? env().EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN : env().EASEL_RATE_LIMIT_PER_MIN);
 
+/** The SDK's own limit on a POST body, kept now that Easel reads the body before the SDK does. */
+const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+const jsonRpcError = (status: number, code: number, message: string) =>
+  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+
+/**
+ * The POST body, parsed here rather than by the SDK so that its nesting is bounded first
+ * (contract §12: deeper than 64 levels is refused before any parse). Refusals keep the shape the
+ * SDK gives them: JSON-RPC errors, 413 above the size limit, 400 -32700 for a body too deep or not JSON.
+ */
+async function readJsonRpcBody(req: Request): Promise<{ parsed: unknown } | Response> {
+  let text: string;
+  try {
+    text = await readBodyText(req, MCP_MAX_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === "payload_too_large") return jsonRpcError(413, -32000, err.message);
+    throw err;
+  }
+  if (jsonNestsDeeperThan(text)) return jsonRpcError(400, -32700, `Parse error: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  try {
+    return { parsed: JSON.parse(text) };
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+}
+
 /**
  * Stateless Streamable HTTP: a fresh server and transport for every POST (the SDK refuses to reuse
  * a stateless transport), answering with one JSON body rather than an SSE stream, since no tool
  * streams progress. Nothing is kept between requests, so any app node can answer any request.
  */
 async function serve(req: Request, ctx: McpContext): Promise<Response> {
+  const body = await readJsonRpcBody(req);
+  if (body instanceof Response) return body;
   const server = createMcpServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(req);
+    return await transport.handleRequest(req, { parsedBody: body.parsed });
   } finally {
     await server.close();
   }
