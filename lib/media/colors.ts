@@ -31,7 +31,7 @@ export function colorName({ r, g, b }: Rgb): string {
 }
 
 /** Up to two colour words for an image: its dominant colour and its average colour. */
-export async function dominantColors(file: string): Promise<string[]> {
+export async function dominantColors(file: string | Buffer): Promise<string[]> {
   const stats = await sharp(file, { failOn: "none" }).resize(64, 64, { fit: "inside" }).stats();
   const [r, g, b] = stats.channels;
   const names = [colorName(stats.dominant), colorName({ r: r.mean, g: (g ?? r).mean, b: (b ?? r).mean })];

@@ -10,7 +10,7 @@ import type { StorageDriver } from "../storage/types";
 import { binaries, probe, run } from "./ffmpeg";
 import { isAudio, isImage, isVideo, sniffMediaType } from "./sniff";
 import { dominantColors } from "./colors";
-import { imageSize, renderThumbnails } from "./thumbnails";
+import { imageSize, imageSource, renderThumbnails, type ImageSource } from "./thumbnails";
 
 export type ProcessResult = { status: "processed" | "gone" | "superseded"; mediaType?: string; isVideo?: boolean };
 
@@ -60,10 +60,10 @@ export async function processAsset(deps: Deps, storage: StorageDriver, assetId: 
     const file = await download(storage, asset.storageKey, dir);
     const mediaType = sniffMediaType(await firstBytes(file)) ?? asset.mediaType;
     let media: MediaInfo = {};
-    let frame: string | null = null;
+    let frame: ImageSource | null = null;
     if (isImage(mediaType)) {
-      media = await imageSize(file).catch(() => ({}));
-      frame = file;
+      frame = await imageSource(file);
+      if (frame) media = await imageSize(frame).catch(() => ({}));
     } else if (isVideo(mediaType) || isAudio(mediaType)) {
       const p = await probe(file).catch(() => null);
       if (p) media = { width: p.width, height: p.height, durationSeconds: p.durationSeconds, hasAudio: p.hasAudio };
