@@ -95,7 +95,7 @@ async function main() {
     filled = size;
     const timed = async (on: boolean) => {
       toggle(on);
-      const filter = { workspace: ws, boardIds: null, query: "harbour photos" };
+      const filter = { workspace: ws, boards: null, query: "harbour photos" };
       const first = await aiSearch(deps, filter, { page: 1, perPage: 20 }, link);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {

@@ -1,4 +1,5 @@
-import { and, count, desc, eq, exists, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, exists, sql, type SQL } from "drizzle-orm";
+import { inScope, type BoardScope } from "../boards/scope";
 import type { Deps } from "../deps";
 import { assetBoards, assets, type Workspace } from "../db/schema";
 import type { MediaLinker } from "../media/links";
@@ -8,8 +9,8 @@ import { toAssetJson } from "./present";
 
 export type AssetFilter = {
   workspace: Workspace;
-  /** Only assets on at least one of these boards (null: the whole workspace). */
-  boardIds: number[] | null;
+  /** Only assets on at least one board in this scope (null: the whole workspace). */
+  boards: BoardScope | null;
   /** Case-insensitive substring of title, description, text, a tag or a field value. */
   query?: string;
   /** Exact type ("image/png") or a whole family ("image", "image/"). */
@@ -30,13 +31,8 @@ export function textMatches(term: string): SQL {
 
 export function assetWhere(filter: AssetFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [eq(assets.workspaceId, filter.workspace.id)];
-  if (filter.boardIds) {
-    const ids = filter.boardIds.length ? filter.boardIds : [-1];
-    parts.push(
-      exists(
-        sql`(select 1 from ${assetBoards} where ${assetBoards.assetId} = ${assets.id} and ${inArray(assetBoards.boardId, ids)})`,
-      ),
-    );
+  if (filter.boards) {
+    parts.push(exists(sql`(select 1 from ${assetBoards} where ${assetBoards.assetId} = ${assets.id} and ${inScope(assetBoards.boardId, filter.boards)})`));
   }
   if (filter.query?.trim()) parts.push(textMatches(filter.query.trim()));
   if (filter.mediaType) {

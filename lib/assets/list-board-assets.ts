@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/principal";
-import { getBoardOrThrow, subtreeIds, visibleBoardIds } from "../boards";
+import { getBoardOrThrow, subtreeScope, visibleScope } from "../boards";
 import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
 import type { Page } from "../http/pagination";
@@ -12,8 +12,8 @@ export async function listBoardAssets(
   input: { workspace: Workspace; principal: Principal; token: string; nested: boolean; query?: string; page: Page; link: MediaLinker },
 ) {
   const { board } = await getBoardOrThrow(deps.db, input);
-  const boardIds = input.nested ? await subtreeIds(deps.db, board.id) : [board.id];
-  return listAssets(deps, { workspace: input.workspace, boardIds, query: input.query }, input.page, input.link);
+  const boards = input.nested ? subtreeScope(board) : { kind: "board" as const, workspaceId: board.workspaceId, boardId: board.id };
+  return listAssets(deps, { workspace: input.workspace, boards, query: input.query }, input.page, input.link);
 }
 
 /** Every asset of the workspace the principal may see (a board access token: its subtree only). */
@@ -21,6 +21,6 @@ export async function listWorkspaceAssets(
   deps: Deps,
   input: { workspace: Workspace; principal: Principal; query?: string; page: Page; link: MediaLinker },
 ) {
-  const boardIds = await visibleBoardIds(deps.db, input.workspace, input.principal);
-  return listAssets(deps, { workspace: input.workspace, boardIds, query: input.query }, input.page, input.link);
+  const boards = visibleScope(input.workspace, input.principal);
+  return listAssets(deps, { workspace: input.workspace, boards, query: input.query }, input.page, input.link);
 }

@@ -3,7 +3,7 @@ import type { DbOrTx } from "../db";
 import type { Workspace } from "../db/schema";
 import { notFound } from "../errors";
 import { findBoard, type BoardWithParent } from "./queries";
-import { visibleBoardIds } from "./scope";
+import { canSee } from "./scope";
 
 /** A board of the workspace that the principal may see, or 404 board_not_found. */
 export async function getBoardOrThrow(
@@ -11,8 +11,6 @@ export async function getBoardOrThrow(
   input: { workspace: Workspace; principal: Principal; token: string },
 ): Promise<BoardWithParent> {
   const found = await findBoard(db, input.workspace.id, input.token);
-  if (!found) throw notFound("board_not_found", "Board");
-  const visible = await visibleBoardIds(db, input.workspace, input.principal);
-  if (visible && !visible.includes(found.board.id)) throw notFound("board_not_found", "Board");
+  if (!found || !(await canSee(db, input.workspace, input.principal, found.board))) throw notFound("board_not_found", "Board");
   return found;
 }

@@ -1,7 +1,8 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { queryRows, type DbOrTx } from "../db";
+import type { DbOrTx } from "../db";
 import { boards, type Board } from "../db/schema";
+import { ancestorIdsOf } from "./tree";
 
 const parent = alias(boards, "parent");
 
@@ -22,28 +23,20 @@ export async function findBoard(db: DbOrTx, workspaceId: number, token: string):
   return row ?? null;
 }
 
-/** Ids of a board and all its descendants (recursive), for subtree checks and nested listings. */
-export async function subtreeIds(db: DbOrTx, rootId: number): Promise<number[]> {
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`with recursive tree(id) as (
-          select ${boards.id} from ${boards} where ${boards.id} = ${rootId}
-          union
-          select b.id from ${boards} b join tree on b.parent_id = tree.id
-        ) select id from tree`,
-  );
-  return rows.map((r) => Number(r.id));
-}
-
-/** Ids of a board and all its ancestors (webhook fan-out walks up the tree). */
-export async function ancestorIds(db: DbOrTx, boardId: number): Promise<number[]> {
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`with recursive up(id, parent_id) as (
-          select ${boards.id}, ${boards.parentId} from ${boards} where ${boards.id} = ${boardId}
-          union
-          select b.id, b.parent_id from ${boards} b join up on b.id = up.parent_id
-        ) select id from up`,
-  );
-  return rows.map((r) => Number(r.id));
+/**
+ * The given boards of a workspace and all their ancestors (webhook fan-out walks up the tree): one
+ * query for the boards' ancestry, the ancestors read from it.
+ */
+export async function withAncestors(db: DbOrTx, workspaceId: number, boardIds: number[]): Promise<number[]> {
+  if (boardIds.length === 0) return [];
+  const rows = await db
+    .select({ id: boards.id, ancestry: boards.ancestry })
+    .from(boards)
+    .where(and(eq(boards.workspaceId, workspaceId), inArray(boards.id, boardIds)));
+  const ids = new Set<number>();
+  for (const row of rows) {
+    ids.add(row.id);
+    for (const id of ancestorIdsOf(row)) ids.add(id);
+  }
+  return [...ids];
 }

@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
-import { ancestorIds } from "../boards/queries";
+import { withAncestors } from "../boards/queries";
 import { assetBoards, assets, boards, triggers, workspaces, type Hook } from "../db/schema";
 import type { Deps } from "../deps";
 import { env } from "../env";
@@ -65,8 +65,7 @@ export async function planDeliveries(deps: Deps, eventId: string, change: AssetC
   const side = await assetSide(deps, change);
   if (!side || side.boardIds.length === 0) return null;
 
-  const watched = new Set<number>();
-  for (const boardId of side.boardIds) for (const id of await ancestorIds(deps.db, boardId)) watched.add(id);
+  const watched = await withAncestors(deps.db, workspace.id, side.boardIds);
   const live = await deps.db
     .select({ id: triggers.id, boardToken: boards.token, boardTitle: boards.title })
     .from(triggers)
@@ -74,7 +73,7 @@ export async function planDeliveries(deps: Deps, eventId: string, change: AssetC
     .where(
       and(
         eq(triggers.workspaceId, workspace.id),
-        inArray(triggers.boardId, [...watched]),
+        inArray(triggers.boardId, watched),
         eq(triggers.hook, change.kind),
         isNull(triggers.deletedAt),
         isNull(triggers.disabledAt),

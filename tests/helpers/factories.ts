@@ -1,6 +1,8 @@
 import crypto from "node:crypto";
+import { eq } from "drizzle-orm";
 import { createApiToken } from "../../lib/auth/api-tokens";
 import { signBoardToken } from "../../lib/access-tokens/board-token-jwt";
+import { placeUnder } from "../../lib/boards/tree";
 import type { Db } from "../../lib/db";
 import { boards, type Plan, type Scope, type StorageKind, type Workspace } from "../../lib/db/schema";
 import { getSecret } from "../../lib/secrets";
@@ -18,11 +20,17 @@ export async function newApiToken(db: Db, ws: Workspace, opts: { scopes?: Scope[
   return token;
 }
 
+/** A board row straight in the database; under `parentId` it gets its path from the tree's owner (lib/boards/tree.ts). */
 export async function newBoard(db: Db, ws: Workspace, opts: { title?: string; parentId?: number; state?: "active" | "archived" | "read_only" | "trashed" } = {}) {
   const now = new Date();
+  let parent = null;
+  if (opts.parentId !== undefined) {
+    [parent] = await db.select().from(boards).where(eq(boards.id, opts.parentId)).limit(1);
+    if (!parent) throw new Error(`newBoard: no parent board ${opts.parentId}`);
+  }
   const [b] = await db
     .insert(boards)
-    .values({ workspaceId: ws.id, token: newToken(), title: opts.title ?? uniq("Board"), parentId: opts.parentId ?? null, state: opts.state ?? "active", createdAt: now, updatedAt: now })
+    .values({ workspaceId: ws.id, token: newToken(), title: opts.title ?? uniq("Board"), ...placeUnder(parent), state: opts.state ?? "active", createdAt: now, updatedAt: now })
     .returning();
   return b;
 }

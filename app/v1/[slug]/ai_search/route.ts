@@ -5,14 +5,14 @@ import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
 import { aiSearch } from "@/lib/search/ai/ai-search";
-import { searchBoardIds } from "@/lib/search/scope";
+import { searchScope } from "@/lib/search/scope";
 import { SearchQuery } from "../assets/schema";
 
 // GET /v1/:slug/ai_search?query= — natural-language search; the answer explains how it read the query
 const search = withApi({ scope: "read", boardToken: true }, async ({ req, deps, workspace, principal }) => {
   const q = parseQuery(req, SearchQuery);
-  const boardIds = await searchBoardIds(deps, { workspace, principal, boardToken: q.board_token });
-  const filter = { workspace, boardIds, query: q.query, mediaType: q.media_type, tags: q.tags };
+  const boards = await searchScope(deps, { workspace, principal, boardToken: q.board_token });
+  const filter = { workspace, boards, query: q.query, mediaType: q.media_type, tags: q.tags };
   return json(await aiSearch(deps, filter, toPage(q), await linkerFor(req, deps)));
 });
 

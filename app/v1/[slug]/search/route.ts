@@ -4,15 +4,15 @@ import { parseQuery } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
-import { searchBoardIds } from "@/lib/search/scope";
+import { searchScope } from "@/lib/search/scope";
 import { searchAssets } from "@/lib/search/search-assets";
 import { SearchQuery } from "../assets/schema";
 
 // GET /v1/:slug/search?query= — ranked full-text search; filters media_type, board_token, tags
 const search = withApi({ scope: "read", boardToken: true }, async ({ req, deps, workspace, principal }) => {
   const q = parseQuery(req, SearchQuery);
-  const boardIds = await searchBoardIds(deps, { workspace, principal, boardToken: q.board_token });
-  const filter = { workspace, boardIds, query: q.query, mediaType: q.media_type, tags: q.tags };
+  const boards = await searchScope(deps, { workspace, principal, boardToken: q.board_token });
+  const filter = { workspace, boards, query: q.query, mediaType: q.media_type, tags: q.tags };
   return json(await searchAssets(deps, filter, toPage(q), await linkerFor(req, deps)));
 });
 
