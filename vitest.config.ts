@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     environment: "node",
+    // next-auth imports "next/server" without the extension Node's ESM resolution needs: Vite resolves it instead.
+    server: { deps: { inline: ["next-auth"] } },
     include: ["lib/**/*.test.ts", "tests/**/*.test.ts"],
     globalSetup: ["tests/setup/global.ts"],
     setupFiles: ["tests/setup/per-file.ts"],
