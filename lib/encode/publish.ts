@@ -2,7 +2,7 @@ import { and, eq, isNull, ne, or } from "drizzle-orm";
 import { emitAssetChanged } from "../assets/events";
 import type { Deps } from "../deps";
 import { assets } from "../db/schema";
-import { env } from "../env";
+import { jobMediaBaseUrl } from "../http/base-url";
 import { mediaLinker } from "../media/links";
 import { getSecret } from "../secrets";
 import { storageForJob } from "../uploads/storage-for-request";
@@ -21,9 +21,6 @@ function startVariant(rungs: Rung[]): string | undefined {
   const pick = fit[fit.length - 1] ?? rungs[0];
   return pick ? `${pick.name}/index.m3u8` : undefined;
 }
-
-/** Jobs have no request to take an origin from: EASEL_PUBLIC_URL, else this server's local port. */
-const jobBaseUrl = () => env().EASEL_PUBLIC_URL?.replace(/\/+$/, "") ?? `http://127.0.0.1:${env().PORT ?? "3000"}`;
 
 export type PublishResult = { status: "published" | "superseded"; streamKey: string };
 
@@ -47,7 +44,7 @@ export async function publishEncode(deps: Deps, owner: EncodeOwner, runId: strin
   const asset = updated ?? (await loadAssetAndWorkspace(deps.db, owner.assetId))?.asset;
   const ours = asset?.streamKey === streamKey;
   if (asset && ours) {
-    const link = mediaLinker(jobBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock());
+    const link = mediaLinker(jobMediaBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock());
     await emitAssetChanged(deps, { asset, kind: "asset_updated", changes: { stream_url: { old: null, new: link(asset.token, "stream") } } });
   } else await deleteEncodeOutputs(storage, dir, rungs.map((r) => r.name)).catch(() => undefined);
   await releaseLease(storage, owner.storageKey, runId);

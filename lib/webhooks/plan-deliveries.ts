@@ -3,7 +3,7 @@ import { z } from "zod";
 import { withAncestors } from "../boards/queries";
 import { assetBoards, assets, boards, triggers, workspaces, type Hook } from "../db/schema";
 import type { Deps } from "../deps";
-import { env } from "../env";
+import { jobMediaBaseUrl } from "../http/base-url";
 import { mediaLinker } from "../media/links";
 import { getSecret } from "../secrets";
 import { addedAssetJson, deletedAssetJson, updatedAssetJson, type Collection, type PayloadAsset, type PayloadBase } from "./payload";
@@ -26,11 +26,6 @@ export type DeliveryPlan = { base: PayloadBase; targets: DeliveryTarget[] };
 
 const DeletedSnapshot = z.object({ id: z.number().int(), token: z.string(), title: z.string(), boardIds: z.array(z.number().int()) });
 
-/** Jobs have no request to take an origin from: EASEL_PUBLIC_URL, else this server's local port. */
-function jobBaseUrl(): string {
-  return env().EASEL_PUBLIC_URL?.replace(/\/+$/, "") ?? `http://127.0.0.1:${env().PORT ?? "3000"}`;
-}
-
 /** The asset part of the payload and the boards the asset is (or, deleted, was) on; null when the asset is gone. */
 async function assetSide(deps: Deps, change: AssetChange): Promise<{ boardIds: number[]; asset: () => Promise<PayloadAsset> } | null> {
   if (change.kind === "asset_deleted") {
@@ -49,7 +44,7 @@ async function assetSide(deps: Deps, change: AssetChange): Promise<{ boardIds: n
   if (change.kind === "asset_updated") return { boardIds, asset: async () => updatedAssetJson(asset, change.changes ?? {}) };
   return {
     boardIds,
-    asset: async () => addedAssetJson(asset, mediaLinker(jobBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock())),
+    asset: async () => addedAssetJson(asset, mediaLinker(jobMediaBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock())),
   };
 }
 
