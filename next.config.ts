@@ -12,6 +12,17 @@ const nextConfig: NextConfig = {
     "@google-cloud/storage",
   ],
   poweredByHeader: false,
+  // The API answers JSON only: nothing there is to be sniffed, rendered with scripts, framed, or
+  // given a referrer. Pages get theirs from proxy.ts; stored bytes (/media, /storage) from the code
+  // that serves them.
+  async headers() {
+    const api = [
+      { key: "X-Content-Type-Options", value: "nosniff" },
+      { key: "Referrer-Policy", value: "no-referrer" },
+      { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
+    ];
+    return ["/v1/:path*", "/api/:path*", "/mcp"].map((source) => ({ source, headers: api }));
+  },
   // S3 clients address buckets as "/bucket/" (CreateBucket, ListObjects): the embedded store must
   // receive those paths as sent, not a 308 to the slash-less path that S3 clients cannot follow.
   skipTrailingSlashRedirect: true,
