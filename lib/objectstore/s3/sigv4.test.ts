@@ -66,6 +66,34 @@ describe("verifySigV4", () => {
     expect(failure(() => verifySigV4(put, url, credentials, signedAt))).toEqual({ code: "SignatureDoesNotMatch", status: 403 });
   });
 
+  it("refuses x-amz-* headers the signature does not cover, presigned or header-signed, naming them", () => {
+    const url = presignedUrl("aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+    const withAcl = new Request(url, { headers: { host: "examplebucket.s3.amazonaws.com", "x-amz-acl": "public-read", "x-amz-meta-a": "1" } });
+    let refused: unknown;
+    try {
+      verifySigV4(withAcl, url, credentials, signedAt);
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(S3Error);
+    expect(refused).toMatchObject({ code: "AccessDenied", status: 403, message: "There were headers present in the request which were not signed", details: { HeadersNotSigned: "x-amz-acl, x-amz-meta-a" } });
+
+    const { req } = headerRequest("f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+    const headers = new Headers(req.headers);
+    headers.set("x-amz-copy-source", "/examplebucket/other");
+    const good = headerRequest("f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+    expect(failure(() => verifySigV4(new Request(good.url, { headers }), good.url, credentials, signedAt))).toEqual({ code: "AccessDenied", status: 403 });
+  });
+
+  it("lets the unsigned payload hash (part of the signature anyway) and a CDN's request id through", () => {
+    const url = presignedUrl("aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+    const req = new Request(url, { headers: { host: "examplebucket.s3.amazonaws.com", "x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-cf-id": "abc", "x-amzn-trace-id": "Root=1" } });
+    expect(verifySigV4(req, url, credentials, signedAt)).toEqual({ mode: "presigned", payload: { kind: "unsigned" } });
+    // A payload hash other than the one signed still fails the signature.
+    const other = new Request(url, { headers: { host: "examplebucket.s3.amazonaws.com", "x-amz-content-sha256": "0".repeat(64) } });
+    expect(failure(() => verifySigV4(other, url, credentials, signedAt))).toEqual({ code: "SignatureDoesNotMatch", status: 403 });
+  });
+
   it("names malformed authentication precisely", () => {
     const url = new URL("https://h.example/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=bad&X-Amz-Date=x");
     expect(failure(() => verifySigV4(new Request(url), url, credentials, signedAt))).toEqual({ code: "AuthorizationQueryParametersError", status: 400 });
