@@ -43,7 +43,7 @@ async function uploadParts(key: string, parts: Buffer[]): Promise<{ uploadId: st
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: "easel", Key: key }));
   const etags: string[] = [];
   for (const [i, part] of parts.entries()) {
-    const res = await fetch(await presignPart(key, UploadId!, i + 1), { method: "PUT", body: part });
+    const res = await fetch(await presignPart(key, UploadId!, i + 1), { method: "PUT", body: new Uint8Array(part) });
     expect(res.status).toBe(200);
     etags.push(res.headers.get("etag")!);
   }
