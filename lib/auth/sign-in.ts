@@ -1,6 +1,7 @@
+import pLimit, { type LimitFunction } from "p-limit";
 import type { Deps } from "../deps";
 import type { User } from "../db/schema";
-import { hashPassword, MalformedPasswordHashError, verifyAgainstNoUser, verifyPassword, type PasswordCheck } from "./passwords";
+import { HASHING_CONCURRENCY, hashPassword, MalformedPasswordHashError, verifyAgainstNoUser, verifyPassword, type PasswordCheck } from "./passwords";
 import { openSignInAttempt, signInSubjects } from "./sign-in-throttle";
 import { findUserByEmail, normalizeEmail, replacePasswordHash } from "./users";
 
@@ -15,7 +16,19 @@ export type SignInInput = { email: string; password: string; clientAddress: stri
  * against a hash with the current parameters. A legacy bcrypt hash is replaced by a scrypt hash on
  * the first successful sign-in.
  */
-export async function verifySignIn(deps: Pick<Deps, "db" | "clock">, input: SignInInput): Promise<User | null> {
+export function verifySignIn(deps: Pick<Deps, "db" | "clock">, input: SignInInput): Promise<User | null> {
+  return signInsInProgress(() => signInOnce(deps, input));
+}
+
+/**
+ * Sign-ins in progress in this process: one more than the hashes that may run at once, so the
+ * next sign-in's queries run while a hash is computed and the hashing slot never waits. More
+ * would only queue for hashing, and on the embedded database every query runs on the event loop:
+ * a burst of sign-ins would put all their queries in front of other tenants' requests at once.
+ */
+const signInsInProgress: LimitFunction = ((globalThis as { __easelSignIns?: LimitFunction }).__easelSignIns ??= pLimit(HASHING_CONCURRENCY + 1));
+
+async function signInOnce(deps: Pick<Deps, "db" | "clock">, input: SignInInput): Promise<User | null> {
   const { db } = deps;
   const email = normalizeEmail(input.email);
   const attempt = await openSignInAttempt(db, signInSubjects(email, input.clientAddress), deps.clock());
