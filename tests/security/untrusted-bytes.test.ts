@@ -3,7 +3,7 @@ import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import * as mediaRoute from "../../app/media/[...path]/route";
 import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import { assets, type Board, type Workspace } from "../../lib/db/schema";
@@ -276,8 +276,10 @@ describe("EASEL_MEDIA_ORIGIN", () => {
   afterAll(() => useEnv({ EASEL_PUBLIC_URL: server.origin }));
 
   it("moves upload_url, part_urls, display_url and thumbnail urls to the media origin, and uploads there still verify (s3, single and multipart)", async () => {
-    // localhost is another origin than 127.0.0.1 that still reaches this server: requests to it carry Host: localhost:<port>.
-    const mediaOrigin = server.origin.replace("127.0.0.1", "localhost");
+    // Another origin (a second port) answered by the same routes, data and store: requests to it carry its Host.
+    const media = await listen(answer);
+    onTestFinished(() => media.close());
+    const mediaOrigin = media.origin;
     useEnv({ EASEL_PUBLIC_URL: server.origin, EASEL_MEDIA_ORIGIN: mediaOrigin });
     const png = await sharp({ create: { width: 600, height: 300, channels: 3, background: "#208040" } }).png().toBuffer();
     const single = await upload("s3", { name: "single.png", type: "image/png", bytes: png });
