@@ -22,12 +22,12 @@ describe("page security headers", () => {
     expect(csp.has("upgrade-insecure-requests")).toBe(false);
   });
 
-  it("allows what the pages need: blob: media and workers (hls.js), data:/blob: images (upload previews)", () => {
+  it("allows what the pages need: blob: media and workers (hls.js), data:/blob: images (upload previews), data: answers to the uploader", () => {
     const csp = directives(headersFor()["Content-Security-Policy"]);
     expect(csp.get("media-src")).toEqual(["'self'", "blob:"]);
     expect(csp.get("worker-src")).toEqual(["'self'", "blob:"]);
     expect(csp.get("img-src")).toEqual(["'self'", "data:", "blob:"]);
-    expect(csp.get("connect-src")).toEqual(["'self'"]);
+    expect(csp.get("connect-src")).toEqual(["'self'", "data:"]);
   });
 
   it("next dev only: 'unsafe-eval' for scripts and inline style elements", () => {

@@ -80,8 +80,10 @@ export function pageContentSecurityPolicy(o: PageSecurityOptions): string {
     `img-src ${withOthers("'self'", "data:", "blob:")}`,
     // hls.js plays through Media Source Extensions, which hand the <video> a blob: URL.
     `media-src ${withOthers("'self'", "blob:")}`,
-    // Uploads (PUT/POST to upload URLs) and hls.js's playlist and segment requests.
-    `connect-src ${withOthers("'self'")}`,
+    // Uploads (PUT/POST to upload URLs) and hls.js's playlist and segment requests. data: is the
+    // uploader answering the S3 control calls Easel's API already made, without leaving the browser
+    // (lib/client/uploads/s3-sign-request.ts); fetching a data: URL sends nothing anywhere.
+    `connect-src ${withOthers("'self'", "data:")}`,
     // hls.js runs its demuxer in a worker made from a blob: URL.
     "worker-src 'self' blob:",
     "font-src 'self' data:",
