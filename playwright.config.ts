@@ -53,7 +53,8 @@ export default defineConfig({
   webServer: {
     // The build opens the embedded database too (instrumentation runs while pages are collected):
     // it gets a throwaway data dir, so its exiting workers never hold the lock `npm start` needs.
-    command: `EASEL_DATA_DIR='${path.join(dataDir, "build")}' npm run build && npm start`,
+    // EASEL_E2E_SKIP_BUILD=1 starts the build already in .next (CI builds once for every step).
+    command: process.env.EASEL_E2E_SKIP_BUILD === "1" ? "npm start" : `EASEL_DATA_DIR='${path.join(dataDir, "build")}' npm run build && npm start`,
     url: `${baseURL}/login`,
     timeout: 900_000,
     // For iterating on tests: a server you started on this port, with EASEL_E2E_DATA_DIR set to its fresh data dir.

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "../support/page-test";
 import { ADMIN } from "../support/env";
 import { snap } from "../support/shots";
 

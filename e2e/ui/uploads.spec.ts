@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test, type Page, type Request } from "@playwright/test";
+import type { Page, Request } from "@playwright/test";
+import { expect, test } from "../support/page-test";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
 import { snap } from "../support/shots";

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "../support/page-test";
 import { apiClient, setServerClock } from "../support/api";
 import { seed } from "../support/env";
 import { snap } from "../support/shots";

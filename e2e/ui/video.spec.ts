@@ -1,26 +1,11 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test } from "../support/page-test";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
 import { snap } from "../support/shots";
 
 const slug = seed.workspaces.s3;
 
-/**
- * Whether this server encodes video at all: retry_video_processing on an image answers 422
- * not_a_video where the video feature exists, and 404 route_not_found where it does not.
- */
-async function videoFeature(request: APIRequestContext): Promise<boolean> {
-  const api = apiClient(request, slug, seed.tokens.s3);
-  const image = await api.upload(seed.files.image, { board: (await api.createBoard("Video probe")).token });
-  const res = await api.retryVideo(image.token);
-  return res.status() !== 404;
-}
-
 test.describe("video", () => {
-  test.beforeEach(async ({ request }) => {
-    test.skip(!(await videoFeature(request)), "this server has no video encodes yet (retry_video_processing answers route_not_found)");
-  });
-
   test("an uploaded video shows processing, reaches ready and plays past 2 s with the board token", async ({ page, request }, testInfo) => {
     test.setTimeout(240_000);
     const api = apiClient(request, slug, seed.tokens.s3);
