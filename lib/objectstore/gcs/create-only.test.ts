@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
 import { Storage, type GetSignedUrlConfig } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBucket, headObject, openObject } from "../disk/objects";
+import { createBucket, headObject } from "../disk/objects";
 import { GCS_MOUNT_PATH } from "../mounts";
-import { md5Hex, movableClock, startGcsStore, tempDir, tmpLeftovers, type StoreServer } from "../testing/fixtures";
+import { md5Hex, movableClock, storedBytes as readStoredBytes, startGcsStore, tempDir, tmpLeftovers, type StoreServer } from "../testing/fixtures";
 
 // Every write on the store's GCS endpoint is authorized by a signed URL (or the session one
 // opened), so each may create an object but never replace one (contract §12).
@@ -31,13 +31,7 @@ async function session(key: string): Promise<string> {
 
 const put = (url: string, body: Uint8Array, contentRange?: string) => fetch(url, { method: "PUT", body: new Uint8Array(body), headers: contentRange ? { "content-range": contentRange } : {} });
 
-async function storedBytes(key: string): Promise<Buffer> {
-  const opened = await openObject(store.lay, "easel", key);
-  if (!opened) throw new Error(`${key} is not stored`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+const storedBytes = (key: string) => readStoredBytes(store.lay, key);
 
 beforeAll(async () => {
   store = await startGcsStore({ root: tempDir("gcs-create-only"), identity: async () => ({ clientEmail, publicKey }), clock });

@@ -11,8 +11,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { headObject, openObject } from "../disk/objects";
-import { md5Hex, movableClock, startS3Store, tempDir, tmpLeftovers, type StoreServer } from "../testing/fixtures";
+import { headObject } from "../disk/objects";
+import { md5Hex, movableClock, storedBytes as readStoredBytes, startS3Store, tempDir, tmpLeftovers, type StoreServer } from "../testing/fixtures";
 
 // A presigned write creates an object and never replaces one (contract §12, "stored bytes are
 // immutable once completed"); the store's own key pair keeps S3's overwrite semantics.
@@ -27,13 +27,7 @@ const presignPut = (Key: string) => getSignedUrl(s3, new PutObjectCommand({ Buck
 const presignPart = (Key: string, UploadId: string, PartNumber: number) => getSignedUrl(s3, new UploadPartCommand({ Bucket: "easel", Key, UploadId, PartNumber }), options());
 const presignComplete = (Key: string, UploadId: string) => getSignedUrl(s3, new CompleteMultipartUploadCommand({ Bucket: "easel", Key, UploadId }), options());
 
-async function storedBytes(key: string): Promise<Buffer> {
-  const opened = await openObject(store.lay, "easel", key);
-  if (!opened) throw new Error(`${key} is not stored`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+const storedBytes = (key: string) => readStoredBytes(store.lay, key);
 
 const completeXml = (etags: string[]) =>
   `<CompleteMultipartUpload>${etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${etag}</ETag></Part>`).join("")}</CompleteMultipartUpload>`;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll } from "vitest";
 import type { Clock } from "../../clock";
 import { layout, type Layout } from "../disk/layout";
+import { openObject } from "../disk/objects";
 import { handleGcsRequest } from "../gcs/handler";
 import type { GcsVerifier } from "../gcs/signed-url";
 import { GCS_MOUNT_PATH, S3_MOUNT_PATH } from "../mounts";
@@ -61,4 +62,13 @@ export function tmpLeftovers(lay: Layout): string[] {
   } catch {
     return [];
   }
+}
+
+/** The whole stored body of an object of the bucket `easel`, read from the store's files (not through a route). */
+export async function storedBytes(lay: Layout, key: string): Promise<Buffer> {
+  const opened = await openObject(lay, "easel", key);
+  if (!opened) throw new Error(`${key} is not stored`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
