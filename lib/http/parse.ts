@@ -20,7 +20,10 @@ export function validationError(error: z.ZodError, fieldCodes: FieldCodes = {}):
   const issue = error.issues[0];
   const field = fieldOf(issue);
   const leaf = field.split(".").at(-1) ?? field;
-  const code = fieldCodes[field] ?? fieldCodes[leaf] ?? "validation_failed";
+  // Own keys only: a field named "constructor" or "__proto__" must not find Object.prototype's
+  // members (a function as the code answered 200 with an envelope that had no code).
+  const codeOf = (name: string) => (Object.hasOwn(fieldCodes, name) ? fieldCodes[name] : undefined);
+  const code = codeOf(field) ?? codeOf(leaf) ?? "validation_failed";
   return new DomainError(code, issueMessage(issue, field), { field });
 }
 
