@@ -1,7 +1,7 @@
 import { and, count, desc, eq, exists, sql, type SQL } from "drizzle-orm";
-import { inScope, type BoardScope } from "../boards/scope";
+import { boardRowInScope, type BoardScope } from "../boards/scope";
 import type { Deps } from "../deps";
-import { assetBoards, assets, type Workspace } from "../db/schema";
+import { assetBoards, assets, boards, type Workspace } from "../db/schema";
 import type { MediaLinker } from "../media/links";
 import { offsetOf, pagy, type Page } from "../http/pagination";
 import { boardTokensByAsset } from "./board-tokens";
@@ -32,7 +32,11 @@ export function textMatches(term: string): SQL {
 export function assetWhere(filter: AssetFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [eq(assets.workspaceId, filter.workspace.id)];
   if (filter.boards) {
-    parts.push(exists(sql`(select 1 from ${assetBoards} where ${assetBoards.assetId} = ${assets.id} and ${inScope(assetBoards.boardId, filter.boards)})`));
+    // Per asset: its own boards, each path compared with the scope's root (read once per statement).
+    parts.push(
+      exists(sql`(select 1 from ${assetBoards} join ${boards} on ${boards.id} = ${assetBoards.boardId}
+        where ${assetBoards.assetId} = ${assets.id} and ${boardRowInScope(boards, filter.boards)})`),
+    );
   }
   if (filter.query?.trim()) parts.push(textMatches(filter.query.trim()));
   if (filter.mediaType) {

@@ -3,6 +3,6 @@ export { getBoardOrThrow } from "./get-board-or-throw";
 export { listBoards, listChildren } from "./list-boards";
 export { updateBoard, type BoardChanges } from "./update-board";
 export { toBoardJson, type BoardJson } from "./present";
-export { canSee, inScope, subtreeScope, visibleScope, type BoardScope } from "./scope";
+export { boardRowInScope, canSee, subtreeScope, visibleScope, type BoardScope } from "./scope";
 export { findBoard, withAncestors } from "./queries";
 export { MAX_BOARD_DEPTH, ancestorIdsOf, inSubtreeOf, isWithin } from "./tree";

@@ -1,10 +1,9 @@
 import { sql, type AnyColumn, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import type { Principal } from "../auth/principal";
 import type { DbOrTx } from "../db";
 import { boards, type Board, type Workspace } from "../db/schema";
 import { findBoard } from "./queries";
-import { inSubtreeOf, isWithin } from "./tree";
+import { isWithin } from "./tree";
 
 /**
  * A set of boards a read is limited to, kept as a description that becomes SQL, never as a list
@@ -30,20 +29,18 @@ export function subtreeScope(board: Pick<Board, "workspaceId" | "token">): Board
   return { kind: "subtree", workspaceId: board.workspaceId, rootToken: board.token };
 }
 
-// In raw SQL an alias renders as its bare name, so the FROM clause names the table beside it.
-const root = alias(boards, "scope_root");
-const member = alias(boards, "scope_member");
-const fromBoardsAs = (name: string) => sql`${boards} ${sql.identifier(name)}`;
-
 /**
- * SQL: the board id in `boardId` (a column of the enclosing query) lies in `scope`. A subtree is
- * one indexed prefix range under its root (lib/boards/tree.ts), a subquery the planner joins; a
- * root token that names no board of the workspace matches nothing.
+ * SQL: the board row `m` (an alias of `boards` in the enclosing query, reached from a row that
+ * names it, such as an asset_boards row) lies in `scope`. The subtree's root is read by scalar
+ * subqueries, which run once per statement, so each candidate costs one comparison of its path: the
+ * work follows the rows the enclosing query visits, never the size of the subtree.
  */
-export function inScope(boardId: AnyColumn | SQL, scope: BoardScope): SQL {
-  if (scope.kind === "board") return sql`${boardId} = ${scope.boardId}`;
-  return sql`${boardId} in (select ${member.id} from ${fromBoardsAs("scope_root")} join ${fromBoardsAs("scope_member")} on ${inSubtreeOf(member, root)}
-    where ${root.workspaceId} = ${scope.workspaceId} and ${root.token} = ${scope.rootToken})`;
+export function boardRowInScope(m: { id: AnyColumn; workspaceId: AnyColumn; ancestry: AnyColumn }, scope: BoardScope): SQL {
+  if (scope.kind === "board") return sql`${m.id} = ${scope.boardId}`;
+  const rootRow = (column: SQL) => sql`(select ${column} from ${boards} where ${boards.workspaceId} = ${scope.workspaceId} and ${boards.token} = ${scope.rootToken})`;
+  const from = rootRow(sql`${boards.ancestry} || ${boards.id} || '/'`);
+  const upTo = rootRow(sql`${boards.ancestry} || ${boards.id} || '0'`);
+  return sql`(${m.workspaceId} = ${scope.workspaceId} and (${m.id} = ${rootRow(sql`${boards.id}`)} or (${m.ancestry} ~>=~ ${from} and ${m.ancestry} ~<~ ${upTo})))`;
 }
 
 /** May `principal` see `board` (a board of `workspace`)? At most one indexed lookup (the token's own board). */
