@@ -80,6 +80,9 @@ function tooDeep(): DomainError {
  */
 const TREE_LOCK_CLASS = 7_150_250;
 export async function lockTree(tx: Tx, workspaceId: number): Promise<void> {
+  // A session lost with the lock held keeps it until the server notices the dead connection: the
+  // wait is bounded, and its timeout (55P03) answers 503 database_unavailable (lib/db/unavailable.ts).
+  await tx.execute(sql`set local lock_timeout = '5s'`);
   await tx.execute(sql`select pg_advisory_xact_lock(${TREE_LOCK_CLASS}::int, ${workspaceId}::int)`);
 }
 

@@ -20,7 +20,9 @@ const CLIENT_CODES = new Set([
   "ENETUNREACH",
   "EAI_AGAIN",
 ]);
-const SERVER_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+// 55P03 lock_not_available: only lib/boards/tree.ts sets a lock_timeout, for the tree lock, which a
+// session lost in an outage can hold until the server notices; the client retries, as for the rest.
+const SERVER_STATES = new Set(["57P01", "57P02", "57P03", "53300", "55P03"]);
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   return databaseErrorCode(err) !== null;
