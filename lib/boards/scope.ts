@@ -1,9 +1,9 @@
-import { sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Principal } from "../auth/principal";
 import type { DbOrTx } from "../db";
-import { boards, type Board, type Workspace } from "../db/schema";
+import type { Board, Workspace } from "../db/schema";
 import { findBoard } from "./queries";
-import { isWithin } from "./tree";
+import { inSubtreeNamed, isWithin, type BoardsRef } from "./tree";
 
 /**
  * A set of boards a read is limited to, kept as a description that becomes SQL, never as a list
@@ -31,16 +31,11 @@ export function subtreeScope(board: Pick<Board, "workspaceId" | "token">): Board
 
 /**
  * SQL: the board row `m` (an alias of `boards` in the enclosing query, reached from a row that
- * names it, such as an asset_boards row) lies in `scope`. The subtree's root is read by scalar
- * subqueries, which run once per statement, so each candidate costs one comparison of its path: the
- * work follows the rows the enclosing query visits, never the size of the subtree.
+ * names it, such as an asset_boards row) lies in `scope`.
  */
-export function boardRowInScope(m: { id: AnyColumn; workspaceId: AnyColumn; ancestry: AnyColumn }, scope: BoardScope): SQL {
+export function boardRowInScope(m: BoardsRef, scope: BoardScope): SQL {
   if (scope.kind === "board") return sql`${m.id} = ${scope.boardId}`;
-  const rootRow = (column: SQL) => sql`(select ${column} from ${boards} where ${boards.workspaceId} = ${scope.workspaceId} and ${boards.token} = ${scope.rootToken})`;
-  const from = rootRow(sql`${boards.ancestry} || ${boards.id} || '/'`);
-  const upTo = rootRow(sql`${boards.ancestry} || ${boards.id} || '0'`);
-  return sql`(${m.workspaceId} = ${scope.workspaceId} and (${m.id} = ${rootRow(sql`${boards.id}`)} or (${m.ancestry} ~>=~ ${from} and ${m.ancestry} ~<~ ${upTo})))`;
+  return inSubtreeNamed(m, scope.workspaceId, scope.rootToken);
 }
 
 /** May `principal` see `board` (a board of `workspace`)? At most one indexed lookup (the token's own board). */

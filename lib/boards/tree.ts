@@ -49,7 +49,7 @@ function underPath(ancestry: SQL, from: SQL, upTo: SQL): SQL {
 }
 
 /** The `boards` table or an alias of it in the query being built. */
-type BoardsRef = { id: AnyColumn; workspaceId: AnyColumn; ancestry: AnyColumn };
+export type BoardsRef = { id: AnyColumn; workspaceId: AnyColumn; ancestry: AnyColumn };
 
 /**
  * SQL: the board `d` is the board `r` or lies under it; both are aliases of `boards` in the same
@@ -58,6 +58,17 @@ type BoardsRef = { id: AnyColumn; workspaceId: AnyColumn; ancestry: AnyColumn };
 export function inSubtreeOf(d: BoardsRef, r: BoardsRef): SQL {
   const under = underPath(sql`${d.ancestry}`, sql`(${r.ancestry} || ${r.id} || '/')`, sql`(${r.ancestry} || ${r.id} || '0')`);
   return sql`(${d.workspaceId} = ${r.workspaceId} and (${d.id} = ${r.id} or ${under}))`;
+}
+
+/**
+ * SQL: the board `d` is the board named `rootToken` in the workspace or lies under it. The root is
+ * read by scalar subqueries, which run once per statement, so each row of `d` costs one comparison
+ * of its path: the work follows the rows the enclosing query visits, never the size of the subtree.
+ */
+export function inSubtreeNamed(d: BoardsRef, workspaceId: number, rootToken: string): SQL {
+  const rootRow = (column: SQL) => sql`(select ${column} from ${boards} where ${boards.workspaceId} = ${workspaceId} and ${boards.token} = ${rootToken})`;
+  const under = underPath(sql`${d.ancestry}`, rootRow(sql`${boards.ancestry} || ${boards.id} || '/'`), rootRow(sql`${boards.ancestry} || ${boards.id} || '0'`));
+  return sql`(${d.workspaceId} = ${workspaceId} and (${d.id} = ${rootRow(sql`${boards.id}`)} or ${under}))`;
 }
 
 /** SQL: the board `d` is `root` (a row read earlier) or lies under it. */
