@@ -1,5 +1,7 @@
 import net from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
+import { controlHandler, type OwnerContext } from "./control";
+import { CONTROL_CODE, MAX_CONTROL_REQUEST_BYTES, type ControlRequest } from "./control-protocol";
 
 /**
  * Serves an in-process PGlite over the PostgreSQL wire protocol (a unix socket or loopback TCP),
@@ -10,6 +12,10 @@ import type { PGlite } from "@electric-sql/pglite";
  * query locks. So an in-process `db.transaction()` never sees a socket statement land inside it,
  * and an in-process query never lands between a socket client's Parse and Bind.
  *
+ * It listens before the database is open: the data-dir lock names this socket from its first
+ * moment, and its owner proves it lives by answering control requests (control.ts) such as
+ * `identify` at once. PostgreSQL sessions that arrive early wait until `ready()`.
+ *
  * What it does not cover: a socket client that opens its own transaction (BEGIN … COMMIT over
  * several batches) shares the session with the app between its batches. Easel's CLI never does;
  * other clients must not write inside explicit transactions over this socket.
@@ -17,8 +23,29 @@ import type { PGlite } from "@electric-sql/pglite";
 export class WireServer {
   private server: net.Server | null = null;
   private sockets = new Set<net.Socket>();
+  private owner: OwnerContext | null = null;
+  private markReady!: () => void;
+  private readonly opened = new Promise<void>((resolve) => (this.markReady = resolve));
 
-  constructor(private readonly pg: PGlite) {}
+  /** `instance`: what `identify` answers (the id written in the data-dir lock). */
+  constructor(
+    private pgOrNull: PGlite | null,
+    private readonly identity: { instance: string; role: string; dataDir: string } = { instance: "", role: "server", dataDir: "" },
+  ) {
+    if (pgOrNull) this.ready(pgOrNull);
+  }
+
+  /** The database is open (and migrated): sessions waiting for it start. */
+  ready(pg: PGlite) {
+    this.pgOrNull = pg;
+    this.owner = { pg, dataDir: this.identity.dataDir };
+    this.markReady();
+  }
+
+  private get pg(): PGlite {
+    if (!this.pgOrNull) throw new Error("the embedded database is not open yet");
+    return this.pgOrNull;
+  }
 
   async listen(where: { path: string } | { host: string; port: number }): Promise<string> {
     const server = net.createServer((socket) => this.attach(socket));
@@ -50,6 +77,7 @@ export class WireServer {
 
     const run = (messages: Buffer) => {
       chain = chain
+        .then(() => this.opened)
         .then(() => this.exclusive(messages, (chunk) => socket.writable && socket.write(chunk)))
         .catch(() => {
           socket.destroy();
@@ -70,6 +98,17 @@ export class WireServer {
           }
           if (code === 80877102 /* CancelRequest: unsupported */) {
             socket.destroy();
+            return;
+          }
+          if (code === CONTROL_CODE) {
+            if (len > MAX_CONTROL_REQUEST_BYTES || len < 8) {
+              socket.destroy();
+              return;
+            }
+            if (pending.length < len) return;
+            const body = pending.subarray(8, len).toString("utf8");
+            socket.removeAllListeners("data");
+            this.control(body, socket);
             return;
           }
           if (pending.length < len) return;
@@ -103,20 +142,53 @@ export class WireServer {
     socket.on("error", () => socket.destroy());
   }
 
+  /** One control request: `identify` here, anything else by its registered handler. */
+  private control(body: string, socket: net.Socket) {
+    let request: ControlRequest;
+    try {
+      request = JSON.parse(body) as ControlRequest;
+      if (typeof request?.op !== "string") throw new Error("no op");
+    } catch {
+      socket.end(`${JSON.stringify({ error: "a control request is a JSON object with an op" })}\n`);
+      return;
+    }
+    if (request.op === "identify") {
+      socket.end(`${JSON.stringify({ instance: this.identity.instance, pid: process.pid, role: this.identity.role })}\n`);
+      return;
+    }
+    const handler = controlHandler(request.op);
+    if (!handler) {
+      socket.end(`${JSON.stringify({ error: `no control operation "${request.op}"` })}\n`);
+      return;
+    }
+    void this.opened
+      .then(() => handler(request, socket, this.owner!))
+      .catch((err: Error) => {
+        console.error(`[easel] control operation ${request.op} failed: ${err.message}`);
+        socket.destroy(err);
+      });
+  }
+
   private async exclusive(messages: Buffer, onRawData: (chunk: Uint8Array) => unknown) {
-    // The protected lock helpers are PGlite's own; taking both keeps a batch atomic (see above).
-    const pg = this.pg as unknown as {
-      _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
-      _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
-    };
-    await pg._runExclusiveTransaction(() =>
-      pg._runExclusiveQuery(() => this.pg.execProtocolRawStream(new Uint8Array(messages), { onRawData })),
-    );
+    await withExclusiveSession(this.pg, () => this.pg.execProtocolRawStream(new Uint8Array(messages), { onRawData }));
   }
 
   /** A client that vanished inside its own transaction must not leave the shared session in it. */
   private async rollbackIfLeftOpen() {
-    if (this.pg.closed) return;
+    if (!this.pgOrNull || this.pg.closed) return;
     if (this.pg.isInTransaction()) await this.pg.exec("ROLLBACK").catch(() => undefined);
   }
+}
+
+/**
+ * Runs `fn` while nothing else uses the one PGlite session: no in-process query, no transaction and
+ * no socket batch can land until it returns. The protected lock helpers are PGlite's own; taking
+ * both keeps a batch atomic (see WireServer).
+ */
+export async function withExclusiveSession<T>(pg: PGlite, fn: () => Promise<T>): Promise<T> {
+  const locks = pg as unknown as {
+    _runExclusiveTransaction<R>(fn: () => Promise<R>): Promise<R>;
+    _runExclusiveQuery<R>(fn: () => Promise<R>): Promise<R>;
+  };
+  return locks._runExclusiveTransaction(() => locks._runExclusiveQuery(fn));
 }
