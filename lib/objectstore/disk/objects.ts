@@ -82,7 +82,8 @@ const segmentPaths = (lay: Layout, bucket: string, record: ObjectRecord) => reco
  * `create-only` is decided here, under the object's lock, so two writers racing for a free key
  * cannot both pass: the second finds the first's record. When the existing object is the same
  * bytes, it is returned and the received files are removed (the caller gave them up, as with a
- * commit). On every failure, ObjectExistsError included, the files stay the caller's.
+ * commit), unless the existing object's files are gone or truncated: then the write restores them.
+ * On every failure, ObjectExistsError included, the files stay the caller's.
  */
 export async function commitObject(
   lay: Layout,
@@ -97,11 +98,13 @@ export async function commitObject(
   return withLock(`object:${bucket}/${key}`, async () => {
     if (mode === "create-only") {
       const existing = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
-      if (existing && existing.size === object.size && existing.md5 === object.md5) {
+      const sameBytes = existing !== null && existing.size === object.size && existing.md5 === object.md5;
+      // The same bytes whose files were lost: this write puts them back (below, as an overwrite).
+      if (sameBytes && !(await findDamage(lay, bucket, existing))) {
         await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
         return existing;
       }
-      if (existing) throw new ObjectExistsError(bucket, key);
+      if (existing && !sameBytes) throw new ObjectExistsError(bucket, key);
     }
     const dir = lay.objectDir(bucket, key);
     await fs.mkdir(dir, { recursive: true });
@@ -130,9 +133,72 @@ export async function commitObject(
   });
 }
 
-export async function headObject(lay: Layout, bucket: string, key: string): Promise<ObjectRecord | null> {
+/** A segment file that is not on disk at its recorded size: gone (`found` null) or truncated/grown. */
+export type Damage = { file: string; recorded: number; found: number | null };
+
+/**
+ * Whether every file of `record` is on disk at the size the record gives it: one stat per segment.
+ * Nothing is read, so bytes changed in place at the same size pass (`storage verify` reads them).
+ */
+async function findDamage(lay: Layout, bucket: string, record: ObjectRecord): Promise<Damage | null> {
+  const files = segmentPaths(lay, bucket, record);
+  const sizes = await Promise.all(
+    files.map((f) =>
+      fs.stat(f).then(
+        (st) => st.size,
+        (err: unknown) => {
+          if (isMissing(err)) return null;
+          throw err;
+        },
+      ),
+    ),
+  );
+  const i = sizes.findIndex((size, n) => size !== record.segments[n].size);
+  return i < 0 ? null : { file: record.segments[i].file, recorded: record.segments[i].size, found: sizes[i] };
+}
+
+const sameCommit = (a: ObjectRecord | null, b: ObjectRecord | null) => a !== null && b !== null && a.segments[0]?.file === b.segments[0]?.file && a.lastModified === b.lastModified;
+
+/** What the store holds at a key: its record and, when its bytes are not all there, what is wrong. */
+export type ObjectState = { record: ObjectRecord; damage: Damage | null };
+
+/**
+ * The record at `key` and whether its files are intact. A commit or delete landing between the
+ * record's read and the stats retires the files just read about, which would look like damage:
+ * damage counts only when the record is still the same commit afterwards.
+ */
+export async function inspectObject(lay: Layout, bucket: string, key: string): Promise<ObjectState | null> {
   await requireBucket(lay, bucket);
-  return readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+  let record = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+  for (let attempt = 0; record && attempt < 5; attempt++) {
+    const damage = await findDamage(lay, bucket, record);
+    if (!damage) return { record, damage: null };
+    const current = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+    if (sameCommit(current, record)) return { record, damage };
+    record = current;
+  }
+  return record ? { record, damage: await findDamage(lay, bucket, record) } : null;
+}
+
+/** Logged each time the store meets a record whose bytes are gone: that object answers "no such key". */
+function warnDamaged(bucket: string, key: string, damage: Damage): void {
+  const what = damage.found === null ? `${damage.file} is missing` : `${damage.file} holds ${damage.found} bytes, the record says ${damage.recorded}`;
+  console.warn(`[objectstore] ${bucket}/${key}: the object's bytes are gone (${what}); it is served as no such key`);
+}
+
+/**
+ * The object's record, or null when there is no such object. A record whose files are missing or
+ * not at their recorded size is no object either (and logged): HEAD, GET and copies answer
+ * NoSuchKey rather than promise bytes that cannot be read.
+ */
+export async function headObject(lay: Layout, bucket: string, key: string): Promise<ObjectRecord | null> {
+  const state = await inspectObject(lay, bucket, key);
+  if (!state) return null;
+  if (state.damage) {
+    warnDamaged(bucket, key, state.damage);
+    return null;
+  }
+  return state.record;
 }
 
 export type OpenedObject = { record: ObjectRecord; stream: Readable; start: number; end: number };
@@ -140,18 +206,35 @@ export type OpenedObject = { record: ObjectRecord; stream: Readable; start: numb
 /**
  * Streams an object's bytes (inclusive range) across its segments. Its files are pinned for the
  * life of the stream, so an overwrite or delete landing meanwhile cannot cut the read short.
+ * A record whose files are gone or truncated opens as no object (null), like headObject.
+ * `checked`: a record the caller has just had from headObject; when the pinned record is that
+ * same commit its files were stat'ed already and are not again.
  */
-export async function openObject(lay: Layout, bucket: string, key: string, range?: { start: number; end: number }): Promise<OpenedObject | null> {
+export async function openObject(lay: Layout, bucket: string, key: string, range?: { start: number; end: number }, checked?: ObjectRecord): Promise<OpenedObject | null> {
+  await requireBucket(lay, bucket);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const record = await headObject(lay, bucket, key);
+    const record = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
     if (!record) return null;
     const files = segmentPaths(lay, bucket, record);
     pin(files);
-    // Still the current record once pinned: its files cannot be removed from here on.
+    // Still the current record once pinned: its files cannot be removed by this store from here on.
     const current = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
-    if (current?.segments[0]?.file !== record.segments[0]?.file) {
+    if (!sameCommit(current, record)) {
       await unpin(files);
       continue;
+    }
+    // So a missing or short file found now was lost outside the store, not retired by a commit.
+    let damage: Damage | null;
+    try {
+      damage = sameCommit(checked ?? null, record) ? null : await findDamage(lay, bucket, record);
+    } catch (err) {
+      await unpin(files);
+      throw err;
+    }
+    if (damage) {
+      await unpin(files);
+      warnDamaged(bucket, key, damage);
+      return null;
     }
     const start = range?.start ?? 0;
     const end = range?.end ?? record.size - 1;

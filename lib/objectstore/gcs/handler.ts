@@ -135,7 +135,7 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
       const record = await headObject(lay, target.bucket, target.key);
       if (!record) throw gcsErrors.noSuchKey();
       return serveObject(req, url, record, {
-        open: (range) => openObject(lay, target.bucket, target.key, range),
+        open: (range) => openObject(lay, target.bucket, target.key, range, record),
         extraHeaders: { "x-goog-hash": `md5=${Buffer.from(record.md5, "hex").toString("base64")}`, "x-goog-stored-content-length": String(record.size) },
         onMissing: () => gcsErrors.noSuchKey(),
         rangeError: () => new GcsError("InvalidRange", "The requested range cannot be satisfied.", 416),

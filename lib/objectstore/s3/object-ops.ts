@@ -60,7 +60,7 @@ export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise
   const record = await headObject(lay, bucket, key);
   if (!record) throw s3Errors.noSuchKey(key);
   return serveObject(req, url, record, {
-    open: (range) => openObject(lay, bucket, key, range),
+    open: (range) => openObject(lay, bucket, key, range, record),
     extraHeaders: amzHeaders(record),
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),

@@ -59,7 +59,7 @@ export function localObjects(lay: Layout, bucket: string, clock: Clock): ObjectO
       const record = await headObject(lay, bucket, key);
       if (!record) throw missing("read");
       if (range && range.start >= record.size && record.size > 0) throw new DomainError("validation_failed", "The range starts beyond the end of the object", { field: "range" });
-      const opened = await openObject(lay, bucket, key, range ? { start: range.start, end: Math.min(range.end ?? record.size - 1, record.size - 1) } : undefined);
+      const opened = await openObject(lay, bucket, key, range ? { start: range.start, end: Math.min(range.end ?? record.size - 1, record.size - 1) } : undefined, record);
       if (!opened) throw missing("read");
       return Readable.toWeb(opened.stream) as unknown as ReadableStream<Uint8Array>;
     },
