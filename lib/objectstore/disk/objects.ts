@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { isMissing, readJson, syncDir, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomName, keyHash, type Layout } from "./layout";
-import { pin, retire, unpin } from "./pins";
+import { noteDeletedRecord, pin, retire, unpin } from "./pins";
 
 /** Response headers an object keeps from its upload (S3 and GCS both replay them on GET). */
 export type StoredHeaders = Partial<Record<"cache-control" | "content-disposition" | "content-encoding" | "content-language" | "expires", string>>;
@@ -266,6 +266,8 @@ export async function deleteObject(lay: Layout, bucket: string, key: string): Pr
     const recordPath = lay.objectRecord(bucket, key);
     const record = await readJson<ObjectRecord>(recordPath);
     if (!record) return false;
+    // A backup in progress still archives the object its database snapshot may name (pins.ts).
+    noteDeletedRecord(recordPath, record);
     await fs.rm(recordPath, { force: true });
     await syncDir(path.dirname(recordPath));
     await retire(segmentPaths(lay, bucket, record));
