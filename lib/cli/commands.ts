@@ -5,6 +5,7 @@ import type { Db } from "../db";
 import { SCOPES, type Scope } from "../db/schema";
 import { DomainError } from "../errors";
 import { createWorkspace, getWorkspaceOrThrow, updateWorkspace } from "../workspaces/manage-workspaces";
+import { storageVerify } from "./storage-verify";
 
 export class UsageError extends Error {}
 
@@ -83,4 +84,5 @@ export const COMMANDS: Record<string, Command> = {
       io.out(`admin ${user.email} can sign in`);
     },
   },
+  "storage verify": storageVerify,
 };
