@@ -16,10 +16,71 @@ const CLIENT_ADDRESS_HEADER_KEY = Symbol.for("easel.clientAddressHeader");
 
 /**
  * The HTTP timeouts that bound a slow or stalled client: all of a request's headers within 60 s,
- * the whole request (body included) within 300 s, idle keep-alive connections closed after 5 s.
- * They are Node's defaults, stated here so that they are Easel's decision (docs/reliability.md).
+ * a request's body within 300 s of its start, idle keep-alive connections closed after 5 s. An
+ * upload body to the storage routes has no total bound (a large part on a slow link may take
+ * hours) and is cut only when no byte arrived for `uploadIdleTimeout` (EASEL_UPLOAD_IDLE_TIMEOUT_S,
+ * default 120 s). Node's own requestTimeout cannot tell the two apart, so the server keeps both
+ * bounds itself (docs/reliability.md).
  */
-export const TIMEOUTS = Object.freeze({ headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000 });
+export const TIMEOUTS = Object.freeze({ headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, uploadIdleTimeout: 120_000 });
+
+/** Paths of the embedded object store's endpoints (lib/objectstore/mounts.ts). */
+const STORAGE_PREFIX = "/storage/";
+
+/** EASEL_UPLOAD_IDLE_TIMEOUT_S in ms, or the default; a value that is no positive number stops the start. */
+export function uploadIdleTimeoutFromEnv(value = process.env.EASEL_UPLOAD_IDLE_TIMEOUT_S) {
+  if (value === undefined || value === "") return TIMEOUTS.uploadIdleTimeout;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`EASEL_UPLOAD_IDLE_TIMEOUT_S must be a positive number of seconds, got "${value}"`);
+  return Math.round(seconds * 1000);
+}
+
+/**
+ * Cuts a request whose body has not fully arrived `ms` after it started (answering 408 when
+ * nothing was answered yet, as Node does).
+ * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {number} ms
+ */
+function boundBodyTotal(req, res, ms) {
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    if (!res.headersSent) res.writeHead(408, { connection: "close" }).end();
+    req.socket.destroy();
+  }, ms);
+  const clear = () => clearTimeout(timer);
+  req.once("end", clear);
+  req.once("close", clear);
+  res.once("close", clear);
+}
+
+/**
+ * Cuts a request whose body stalls: no byte read from its connection for `ms`. Bytes flowing keep
+ * it alive however long it takes.
+ * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {number} ms
+ */
+function boundBodyIdle(req, res, ms) {
+  const socket = req.socket;
+  let seen = socket.bytesRead;
+  let lastByteAt = Date.now();
+  const timer = setInterval(() => {
+    if (req.complete) return clear();
+    if (socket.bytesRead !== seen) {
+      seen = socket.bytesRead;
+      lastByteAt = Date.now();
+      return;
+    }
+    if (Date.now() - lastByteAt >= ms) {
+      clear();
+      socket.destroy();
+    }
+  }, Math.max(10, Math.min(1_000, Math.floor(ms / 4))));
+  const clear = () => clearInterval(timer);
+  req.once("end", clear);
+  req.once("close", clear);
+  res.once("close", clear);
+}
+
+/** @param {http.IncomingMessage} req */
+const hasBody = (req) => req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0";
 
 /**
  * Easel's HTTP server: a request that a direct route serves (published by instrumentation once
@@ -27,15 +88,19 @@ export const TIMEOUTS = Object.freeze({ headersTimeout: 60_000, requestTimeout: 
  * every request before that, goes to Next.js, whose routes wait for start-up themselves.
  *
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>} nextHandler
- * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, connectionsCheckingInterval?: number }} [overrides]
+ * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, uploadIdleTimeout?: number, connectionsCheckingInterval?: number }} [overrides]
  *   tests scale the timeouts down
  */
 export function createEaselServer(nextHandler, overrides = {}) {
-  const { keepAliveTimeout, ...options } = { ...TIMEOUTS, ...overrides };
+  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, ...options } = { ...TIMEOUTS, uploadIdleTimeout: uploadIdleTimeoutFromEnv(), ...overrides };
   /** @type {any} */ (globalThis)[CLIENT_ADDRESS_HEADER_KEY] = CLIENT_ADDRESS_HEADER;
-  const server = http.createServer(options, (req, res) => {
+  const server = http.createServer({ ...options, requestTimeout: 0 }, (req, res) => {
     delete req.headers[CLIENT_ADDRESS_HEADER];
     if (req.socket.remoteAddress) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress;
+    if (hasBody(req)) {
+      if (req.url?.startsWith(STORAGE_PREFIX)) boundBodyIdle(req, res, uploadIdleTimeout);
+      else boundBodyTotal(req, res, requestTimeout);
+    }
     /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined} */
     const direct = /** @type {any} */ (globalThis)[DIRECT_ROUTES];
     if (direct?.(req, res)) return;
