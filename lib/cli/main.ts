@@ -1,25 +1,41 @@
 import { openDb } from "../db/client";
 import { env } from "../env";
 import { DomainError } from "../errors";
+import { STANDALONE_COMMANDS } from "./backup-commands";
 import { COMMANDS, UsageError } from "./commands";
 
 /**
  * `npm run easel -- <command>`: the admin CLI. It reads the same environment as the server
  * (DATABASE_URL or EASEL_DATA_DIR). On the embedded database it goes through the running server's
  * socket instead of opening the data dir a second time. Every command is a single statement, so it
- * never holds a transaction open on the server's one PGlite session.
+ * never holds a transaction open on the server's one PGlite session. `backup` and `restore` open
+ * no database here first (backup-commands.ts).
  */
 async function main(argv: string[]): Promise<number> {
+  const standalone = STANDALONE_COMMANDS[argv[0]];
+  if (standalone) return report(() => standalone.run(argv.slice(1), { out: (line) => console.log(line) }));
   const key = argv.slice(0, 2).join(" ");
   const command = COMMANDS[key];
   if (!command) {
-    console.error(`unknown command "${key}"\ncommands:\n${Object.values(COMMANDS).map((c) => `  npm run easel -- ${c.usage}`).join("\n")}`);
+    const usages = [...Object.values(COMMANDS), ...Object.values(STANDALONE_COMMANDS)].map((c) => `  npm run easel -- ${c.usage}`);
+    console.error(`unknown command "${key}"\ncommands:\n${usages.join("\n")}`);
     return 2;
   }
   const handle = await openDb({ databaseUrl: env().DATABASE_URL, dataDir: env().dataDir, role: "tool" });
   try {
-    await command.run(handle.db, argv.slice(2), { out: (line) => console.log(line) });
-    return 0;
+    return await report(async () => {
+      await command.run(handle.db, argv.slice(2), { out: (line) => console.log(line) });
+      return 0;
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Usage errors exit 2, refusals and failures the command expects exit 1, with the message on stderr. */
+async function report(run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(err.message);
@@ -30,8 +46,6 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     throw err;
-  } finally {
-    await handle.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { releaseBackupLeftovers } from "../backup/serve-backup"; // also offers `backup` on the control channel
 import { collectStartupGarbage, openAsServer, openAsTool } from "./embedded/open";
 import { migratePgliteDb, migratePostgresDb } from "./migrate";
 import * as schema from "./schema";
@@ -91,6 +92,7 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string; role
     return { ...connectPostgres(socketOptions(embedded.address)), driver: "pglite-socket" };
   }
   const db = drizzlePglite(embedded.pg, { schema });
+  await releaseBackupLeftovers(opts.dataDir);
   await migratePgliteDb(db as never);
   // Once the frames that opened and migrated it have returned, their garbage is unreachable.
   setTimeout(collectStartupGarbage, 1000).unref();

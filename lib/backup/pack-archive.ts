@@ -1,0 +1,151 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import tar from "tar-stream";
+import type { Hold } from "../objectstore/disk/holds";
+import { MANIFEST_ENTRY, TRAILER_ENTRY, type Manifest, type Trailer } from "./format";
+import { walkObjects, type FileToArchive } from "./walk-objects";
+
+export type PackProgress = { bytes: number; objects: number };
+
+/** Big enough that per-chunk costs vanish, small enough to keep the process's memory flat. */
+const READ_CHUNK = 512 * 1024;
+
+/**
+ * Streams the archive (format.ts): manifest, the database snapshot, every object, trailer. The
+ * stream is pulled: files are read only as fast as the consumer takes the bytes, so memory stays
+ * flat whatever the data dir's size. `trailer` settles when the last entry is written (or with
+ * the error that stopped the archive; the stream is destroyed with it).
+ */
+export function packArchive(input: { manifest: Manifest; pgDir: string; objectsRoot: string; hold: Hold; onProgress?: (p: PackProgress) => void }): {
+  stream: Readable;
+  trailer: Promise<Trailer>;
+} {
+  const pack = tar.pack();
+  const progress: PackProgress = { bytes: 0, objects: 0 };
+  const counted = (n: number) => {
+    progress.bytes += n;
+    input.onProgress?.(progress);
+  };
+  const trailer = (async (): Promise<Trailer> => {
+    await addEntry(pack, { name: MANIFEST_ENTRY, mode: 0o600 }, json(input.manifest));
+    await addTree(pack, input.pgDir, "pg", counted);
+    const done: Trailer = { objects: 0, object_bytes: 0, damaged: [] };
+    for await (const item of walkObjects(input.objectsRoot, input.hold)) {
+      if (item.kind === "bucket") {
+        await addFile(pack, item.marker, counted);
+        continue;
+      }
+      const opened = await openSegments(item.segments);
+      if (!opened) {
+        // A data file missing or cut short in the data dir itself (storage verify names these).
+        done.damaged.push(`${item.bucket}/${item.record.key}`);
+        continue;
+      }
+      try {
+        await addEntry(pack, { name: item.recordName, mode: 0o600, mtime: new Date(item.record.lastModified) }, json(item.record));
+        for (const [i, segment] of item.segments.entries()) await addEntry(pack, { name: segment.name, mode: 0o600, size: segment.size }, chunks(opened[i], segment.size, counted));
+      } finally {
+        await Promise.all(opened.map((fh) => fh.close()));
+      }
+      done.objects++;
+      done.object_bytes += item.record.size;
+      progress.objects = done.objects;
+    }
+    await addEntry(pack, { name: TRAILER_ENTRY, mode: 0o600 }, json(done));
+    pack.finalize();
+    return done;
+  })();
+  trailer.catch((err: Error) => pack.destroy(err));
+  // A Node stream over tar-stream's own (streamx) one, pulled chunk by chunk; destroying it stops the pack.
+  return { stream: Readable.from(pack, { objectMode: false, highWaterMark: READ_CHUNK }), trailer };
+}
+
+const json = (value: unknown) => Buffer.from(`${JSON.stringify(value)}\n`);
+
+/** Opens every data file of an object, each of its recorded size; null if any is missing or short. */
+async function openSegments(segments: FileToArchive[]): Promise<fs.FileHandle[] | null> {
+  const opened: fs.FileHandle[] = [];
+  try {
+    for (const s of segments) {
+      const fh = await fs.open(s.abs, "r");
+      opened.push(fh);
+      if ((await fh.stat()).size < s.size) throw Object.assign(new Error("short"), { code: "ESHORT" });
+    }
+    return opened;
+  } catch (err) {
+    await Promise.all(opened.map((fh) => fh.close()));
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ESHORT") return null;
+    throw err;
+  }
+}
+
+async function* chunks(fh: fs.FileHandle, size: number, counted: (n: number) => void): AsyncGenerator<Buffer> {
+  if (size === 0) return;
+  for await (const chunk of fh.createReadStream({ start: 0, end: size - 1, highWaterMark: READ_CHUNK, autoClose: false })) {
+    counted((chunk as Buffer).length);
+    yield chunk as Buffer;
+  }
+}
+
+async function addFile(pack: tar.Pack, file: FileToArchive, counted: (n: number) => void) {
+  const fh = await fs.open(file.abs, "r");
+  try {
+    const size = (await fh.stat()).size;
+    await addEntry(pack, { name: file.name, mode: 0o600, size }, chunks(fh, size, counted));
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A directory tree (the database snapshot) under `prefix`, folders included (PostgreSQL needs its empty ones). */
+async function addTree(pack: tar.Pack, dir: string, prefix: string, counted: (n: number) => void) {
+  await addEntry(pack, { name: `${prefix}/`, type: "directory", mode: 0o700 });
+  for (const entry of (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const abs = path.join(dir, entry.name);
+    const name = `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) await addTree(pack, abs, name, counted);
+    else if (entry.isFile()) await addFile(pack, { abs, name, size: 0 }, counted);
+    else throw new Error(`the database snapshot holds ${abs}, which is neither a file nor a folder`);
+  }
+}
+
+/**
+ * Adds one entry and resolves when tar-stream has taken all of it. The body is written with
+ * backpressure: a chunk waits while the archive's consumer is behind.
+ */
+function addEntry(pack: tar.Pack, header: Partial<tar.Header> & { name: string }, body?: Buffer | AsyncIterable<Buffer>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: Error | null) => (err ? reject(err) : resolve());
+    if (!body) {
+      pack.entry(header, done);
+      return;
+    }
+    if (Buffer.isBuffer(body)) {
+      pack.entry({ ...header, size: body.length }, body, done);
+      return;
+    }
+    const sink = pack.entry(header, done);
+    void (async () => {
+      for await (const chunk of body) {
+        if (!sink.write(chunk)) {
+          await new Promise<void>((go) => {
+            const on = () => {
+              sink.off("drain", on);
+              sink.off("close", on);
+              go();
+            };
+            sink.on("drain", on);
+            sink.on("close", on);
+          });
+        }
+        if (sink.destroyed) throw new Error("the archive stream was closed");
+      }
+      sink.end(undefined);
+    })().catch((err: Error) => {
+      sink.destroy(err);
+      reject(err);
+    });
+  });
+}
