@@ -16,6 +16,21 @@ export async function boot() {
     process.exit(1);
   }
   await startJobs();
+  await startOutboxRelay();
+}
+
+/**
+ * The outbox relay (lib/jobs/outbox) on every node, whoever runs the jobs: it hands on the events
+ * that writes stored and could not hand on themselves (the process died after the commit, or the
+ * job system was unreachable). Its first round runs at once, so a restart sends what a killed
+ * process left. It stops on SIGTERM/SIGINT; what is left waits in the database.
+ */
+async function startOutboxRelay() {
+  const [{ startOutboxRelay: start }, { getDeps }] = await Promise.all([import("./jobs/outbox"), import("./deps")]);
+  const relay = start({ deps: getDeps });
+  const stop = () => void relay.stop(5_000);
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { systemClock, type Clock } from "./clock";
 import { serverDb, type Db } from "./db";
 import type { StorageKind } from "./db/schema";
-import { inngestJobSender, type JobSender } from "./jobs/send";
+import { jobsMode } from "./jobs/mode";
+import { embeddedJobSender, inngestJobSender, type JobSender } from "./jobs/send";
 import { storageFor } from "./storage";
 import type { StorageDriver } from "./storage/types";
 
@@ -18,7 +19,9 @@ export async function getDeps(): Promise<Deps> {
   if (holder.__easelDeps) return holder.__easelDeps;
   const { db } = await serverDb();
   const clock = systemClock;
-  return { db, clock, jobs: inngestJobSender(), storage: (kind, baseUrl) => storageFor(kind, { baseUrl, db, clock }) };
+  // Embedded: the executor's events live in this database, so the outbox stores them there in one transaction.
+  const jobs = jobsMode() === "embedded" ? embeddedJobSender() : inngestJobSender();
+  return { db, clock, jobs, storage: (kind, baseUrl) => storageFor(kind, { baseUrl, db, clock }) };
 }
 
 /** Tests install their own deps (a test database, a recording job sender, memory storage, a movable clock). */

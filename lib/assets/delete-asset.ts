@@ -3,14 +3,16 @@ import type { Deps } from "../deps";
 import { assetBoards, assets, assetVersions, type Workspace } from "../db/schema";
 import { leaseKey } from "../encode/keys";
 import { deleteStream } from "../encode/outputs";
+import { transactionWithEvents } from "../jobs/outbox";
 import type { StorageDriver } from "../storage/types";
-import { emitAssetChanged } from "./events";
+import { stageAssetChanged } from "./events";
 import { getAssetOrThrow } from "./get-asset";
 
 /**
  * Deletes an asset with its versions and board memberships, then its stored objects. The
  * asset_deleted event carries what the webhooks need (id, token, title, the boards it was on),
- * since the rows are gone by the time the fan-out runs. Objects that fail to delete are left as
+ * since the rows are gone by the time the fan-out runs; it is stored in the deleting transaction
+ * (lib/jobs/outbox), once, by the delete that removed the row. Objects that fail to delete are left as
  * unreachable orphans and logged; the deletion itself stands.
  *
  * A video's stream goes with it: the master playlist and every rendition it lists, and the encode
@@ -20,7 +22,7 @@ import { getAssetOrThrow } from "./get-asset";
  */
 export async function deleteAsset(deps: Deps, storage: StorageDriver, input: { workspace: Workspace; token: string }) {
   const asset = await getAssetOrThrow(deps.db, input.workspace, input.token);
-  const { boardIds, keys, streamKey } = await deps.db.transaction(async (tx) => {
+  const { keys, streamKey } = await transactionWithEvents(deps, async (tx, stage) => {
     const memberships = await tx.select({ boardId: assetBoards.boardId }).from(assetBoards).where(eq(assetBoards.assetId, asset.id));
     const versions = await tx
       .select({ key: assetVersions.storageKey, thumbs: assetVersions.thumbnails, mediaType: assetVersions.mediaType })
@@ -34,9 +36,12 @@ export async function deleteAsset(deps: Deps, storage: StorageDriver, input: { w
     // Leases exist only for bytes an encode has claimed: the head's once its status left `none`, a version's if it is a video.
     const claimed = [...(head.encodeStatus !== "none" ? [head.storageKey] : []), ...versions.filter((v) => v.mediaType.startsWith("video/")).map((v) => v.key)];
     claimed.forEach((k) => all.add(leaseKey(k)));
-    return { boardIds: memberships.map((m) => m.boardId), keys: [...all], streamKey: head.streamKey };
+    if (deleted) {
+      const boardIds = memberships.map((m) => m.boardId);
+      await stageAssetChanged(stage, deps.clock, { asset: deleted, kind: "asset_deleted", snapshot: { id: deleted.id, token: deleted.token, title: deleted.title, boardIds } });
+    }
+    return { keys: [...all], streamKey: head.streamKey };
   });
-  await emitAssetChanged(deps, { asset, kind: "asset_deleted", snapshot: { id: asset.id, token: asset.token, title: asset.title, boardIds } });
   if (streamKey) {
     await deleteStream(storage, streamKey).catch((err) => console.error(`[easel] could not delete the stream ${streamKey} of deleted asset ${asset.id}`, err));
   }

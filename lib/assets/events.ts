@@ -1,37 +1,35 @@
+import type { Clock } from "../clock";
 import type { Deps } from "../deps";
 import type { Asset } from "../db/schema";
 import { assetChanged, assetProcessingRequested } from "../jobs/events";
+import { storeAndHandOff, type StageEvent } from "../jobs/outbox";
 import type { Changes } from "./changes";
 
+export type AssetChange = { asset: Asset; kind: "asset_added" | "asset_updated" | "asset_deleted"; changes?: Changes; snapshot?: unknown };
+
+const changedData = (clock: Clock, input: AssetChange) => ({
+  assetId: input.asset.id,
+  workspaceId: input.asset.workspaceId,
+  kind: input.kind,
+  changes: input.changes,
+  occurredAt: clock().toISOString(),
+  snapshot: input.snapshot,
+});
+
 /**
- * Tells the job system an asset changed (webhook fan-out reads it). Called after the write's
- * transaction committed. A failure to enqueue is logged, not thrown: the write itself succeeded and
- * the client must not retry it.
+ * Tells the job system an asset changed (webhook fan-out reads it): stored with `stage`, inside
+ * the transaction of the write, so the event exists exactly when the change does (lib/jobs/outbox).
  */
-export async function emitAssetChanged(
-  deps: Deps,
-  input: { asset: Asset; kind: "asset_added" | "asset_updated" | "asset_deleted"; changes?: Changes; snapshot?: unknown },
-) {
-  try {
-    await deps.jobs.send(assetChanged, {
-      assetId: input.asset.id,
-      workspaceId: input.asset.workspaceId,
-      kind: input.kind,
-      changes: input.changes,
-      occurredAt: deps.clock().toISOString(),
-      snapshot: input.snapshot,
-    });
-  } catch (err) {
-    console.error(`[easel] could not enqueue ${input.kind} for asset ${input.asset.id}`, err);
-  }
+export function stageAssetChanged(stage: StageEvent, clock: Clock, input: AssetChange): Promise<void> {
+  return stage(assetChanged, changedData(clock, input));
 }
 
-/** Probe the media and make thumbnails (and, on plans that encode on upload, start the video encode). */
-export async function requestProcessing(deps: Deps, asset: Asset) {
-  try {
-    await deps.jobs.send(assetProcessingRequested, { assetId: asset.id });
-  } catch (err) {
-    console.error(`[easel] could not enqueue processing of asset ${asset.id}`, err);
-  }
+/** Probe the media and make thumbnails (and, on plans that encode on upload, start the video encode), stored with the write. */
+export function stageProcessing(stage: StageEvent, asset: Asset): Promise<void> {
+  return stage(assetProcessingRequested, { assetId: asset.id });
 }
 
+/** An asset change with no write of its own to join (tests place assets directly): stored, then handed on. */
+export async function emitAssetChanged(deps: Deps, input: AssetChange): Promise<void> {
+  await storeAndHandOff(deps, assetChanged, changedData(deps.clock, input));
+}

@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import type { Asset, Workspace } from "../db/schema";
 import { encodesOnUpload } from "../versions/plans";
 import { loadAssetAndWorkspace } from "./load";
-import { isVideoAsset, markQueued, sendEncode } from "./status";
+import { isVideoAsset, queueEncode } from "./status";
 
 /**
  * GET /v1/:slug/assets/:token on a plan that does not encode on upload (Free, Pro, Creative):
@@ -15,28 +15,20 @@ import { isVideoAsset, markQueued, sendEncode } from "./status";
  * video that processing has already probed and nobody queued (a revert to other bytes, which
  * restores the old version's probe instead of processing again, or a plan upgraded from Free).
  *
- * Returns the asset as it should be presented (`encode_status: queued` once started). The read
- * never fails because the job could not be queued: the status is restored and the next read
- * tries again.
+ * Returns the asset as it should be presented (`encode_status: queued` once started). The job's
+ * request is stored with the status change, so a job system unreachable at that moment delays the
+ * encode but neither fails the read nor loses the request.
  */
 export async function startEncodeOnRead(deps: Deps, workspace: Workspace, asset: Asset): Promise<Asset> {
   if (!workspace.streamingEnabled || !isVideoAsset(asset) || asset.streamKey !== null || asset.encodeStatus !== "none") return asset;
   if (encodesOnUpload(workspace) && asset.media.width === undefined) return asset; // not processed yet: processing will queue it
-  const queued = await markQueued(deps.db, asset, ["none"]);
-  if (!queued) return asset; // another reader (or a version write) got there first
-  try {
-    await sendEncode(deps, asset, true);
-  } catch (err) {
-    console.error(`[easel] could not queue the encode of asset ${asset.id}`, err);
-    return asset;
-  }
-  return queued;
+  // Null: another reader (or a version write) got there first.
+  return (await queueEncode(deps, asset, ["none"])) ?? asset;
 }
 
 /**
  * After processing an upload or a version write (the media type is now sniffed from the bytes):
  * on plans that encode on upload (Team, Business, Enterprise and their trials), queue the encode.
- * Throws when the job cannot be queued, so the processing step retries.
  */
 export async function queueEncodeAfterProcessing(deps: Deps, assetId: number): Promise<{ queued: boolean }> {
   const row = await loadAssetAndWorkspace(deps.db, assetId);
@@ -44,7 +36,5 @@ export async function queueEncodeAfterProcessing(deps: Deps, assetId: number): P
   const { asset, workspace } = row;
   if (!encodesOnUpload(workspace) || !workspace.streamingEnabled || !isVideoAsset(asset)) return { queued: false };
   if (asset.streamKey !== null || asset.encodeStatus !== "none") return { queued: false };
-  if (!(await markQueued(deps.db, asset, ["none"]))) return { queued: false };
-  await sendEncode(deps, asset, true);
-  return { queued: true };
+  return { queued: (await queueEncode(deps, asset, ["none"])) !== null };
 }

@@ -2,7 +2,7 @@ import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
 import type { Asset, Workspace } from "../db/schema";
 import { DomainError } from "../errors";
-import { encodeFinished, isVideoAsset, markQueued, sendEncode } from "./status";
+import { encodeFinished, isVideoAsset, queueEncode } from "./status";
 
 /**
  * POST /v1/:slug/assets/:token/retry_video_processing: queue an encode unless one has finished.
@@ -16,7 +16,6 @@ export async function retryVideoProcessing(deps: Deps, input: { workspace: Works
   if (!isVideoAsset(asset)) throw new DomainError("not_a_video", "This asset is not a video");
   if (!input.workspace.streamingEnabled) throw new DomainError("streaming_not_available", "Video streaming is turned off for this workspace");
   if (encodeFinished(asset)) throw new DomainError("encode_already_finished", "The video is already encoded; its stream_url is set");
-  const queued = await markQueued(deps.db, asset, ["none", "failed"]);
-  await sendEncode(deps, asset, queued !== null);
+  const queued = await queueEncode(deps, asset, ["none", "failed"], { always: true });
   return queued ?? asset;
 }

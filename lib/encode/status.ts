@@ -1,8 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../deps";
-import type { Db } from "../db";
+import type { DbOrTx } from "../db";
 import { assets, type Asset, type EncodeStatus } from "../db/schema";
 import { encodeVideoRequested } from "../jobs/events";
+import { transactionWithEvents } from "../jobs/outbox";
 import { isVideo } from "../media/sniff";
 
 /**
@@ -21,7 +22,7 @@ export const encodeFinished = (asset: Pick<Asset, "encodeStatus" | "streamKey">)
  * Moves the asset to `queued` if its status is one of `from` and its bytes are still the ones the
  * caller saw: concurrent readers race on this update and exactly one of them wins.
  */
-export async function markQueued(db: Db, asset: Asset, from: EncodeStatus[]): Promise<Asset | null> {
+export async function markQueued(db: DbOrTx, asset: Asset, from: EncodeStatus[]): Promise<Asset | null> {
   const [row] = await db
     .update(assets)
     .set({ encodeStatus: "queued", encodeError: null })
@@ -30,24 +31,20 @@ export async function markQueued(db: Db, asset: Asset, from: EncodeStatus[]): Pr
   return row ?? null;
 }
 
-/** Puts the status back when the job could not be queued, so the next trigger tries again. */
-async function unqueue(db: Db, asset: Asset, to: EncodeStatus) {
-  await db
-    .update(assets)
-    .set({ encodeStatus: to, encodeError: asset.encodeError })
-    .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey), eq(assets.encodeStatus, "queued")));
-}
-
 /**
- * Queues an encode job. Deliberately no event id: every request is a run of its own (the spec's
- * retry semantics); runs of one asset take turns, and a late one finds the work done.
- * `previous` is the asset before markQueued: when the send fails its status is restored.
+ * Queues an encode job: `markQueued`, and the encode request stored in the same transaction
+ * (lib/jobs/outbox), so `queued` always has its job on the way, even if the job system is
+ * unreachable at that moment (the outbox hands it on later). Answers the queued asset, or null
+ * when its status was not one of `from` (another caller got there first).
+ *
+ * `always`: a request is stored even when the status does not move (retry_video_processing queues
+ * a run on every call; runs of one asset take turns, and a late one finds the work done). Requests
+ * carry no idempotency of their own: each is a run.
  */
-export async function sendEncode(deps: Deps, previous: Asset, restore: boolean): Promise<void> {
-  try {
-    await deps.jobs.send(encodeVideoRequested, { assetId: previous.id });
-  } catch (err) {
-    if (restore) await unqueue(deps.db, previous, previous.encodeStatus);
-    throw err;
-  }
+export async function queueEncode(deps: Deps, asset: Asset, from: EncodeStatus[], opts: { always?: boolean } = {}): Promise<Asset | null> {
+  return transactionWithEvents(deps, async (tx, stage) => {
+    const queued = await markQueued(tx, asset, from);
+    if (queued || opts.always) await stage(encodeVideoRequested, { assetId: asset.id });
+    return queued;
+  });
 }

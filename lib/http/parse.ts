@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DomainError, type ErrorCode } from "../errors";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "./json-depth";
+import { findUnstorable, unstorableReason } from "./unstorable-text";
 
 /** A field whose failure needs its own code instead of validation_failed (e.g. version_number → invalid_version_number). */
 export type FieldCodes = Record<string, ErrorCode>;
@@ -76,7 +77,7 @@ export function tooDeepError(): DomainError {
 /**
  * JSON.parse of request text whose nesting was checked first: deeper than MAX_JSON_DEPTH or not
  * JSON → 400 invalid_json. The check comes before parsing because every later walk over the
- * value (the NUL check below, schemas, JSON.stringify) recurses once per level.
+ * value (the string check below, schemas, JSON.stringify) recurses once per level.
  */
 export function parseJsonText(text: string): unknown {
   if (jsonNestsDeeperThan(text)) throw tooDeepError();
@@ -87,39 +88,32 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/** Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON, nested deeper than 64 levels, or not an object → 400 invalid_json; schema failure → 422 naming the field. */
+/**
+ * Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON, nested deeper than 64
+ * levels, or not an object → 400 invalid_json; a string (key or value) holding NUL or a lone
+ * surrogate → 422 validation_failed naming it (lib/http/unstorable-text.ts); schema failure → 422
+ * naming the field.
+ */
 export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
   const text = await readBodyText(req);
   const value = text.trim() === "" ? {} : parseJsonText(text);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new DomainError("invalid_json", "The request body must be a JSON object");
   }
-  const nul = nulField(value, []);
-  if (nul !== null) throw new DomainError("validation_failed", `${nul || "body"}: must not contain a NUL character`, { field: nul || "body" });
+  const bad = findUnstorable(value);
+  if (bad) throw new DomainError("validation_failed", `${bad.field || "body"}: ${bad.reason}`, { field: bad.field || "body" });
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error, fieldCodes);
   return parsed.data;
 }
 
-/**
- * The dotted path of the first string (key or value) holding U+0000, or null. Postgres text cannot
- * store it, so it would fail as a 500 at the first query; it is refused as input instead.
- */
-function nulField(value: unknown, path: string[]): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") : null;
-  if (value === null || typeof value !== "object") return null;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes("\u0000")) return [...path, k].join(".");
-    const hit = nulField(v, [...path, k]);
-    if (hit !== null) return hit;
-  }
-  return null;
-}
-
 export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(req.url).searchParams);
-  const nul = Object.entries(params).find(([k, v]) => k.includes("\u0000") || v.includes("\u0000"));
-  if (nul) throw new DomainError("validation_failed", `${nul[0]}: must not contain a NUL character`, { field: nul[0] });
+  // URL parsing turns a lone surrogate into U+FFFD, so only NUL (%00) can reach here; the one check serves both.
+  for (const [k, v] of Object.entries(params)) {
+    const reason = unstorableReason(k) ?? unstorableReason(v);
+    if (reason) throw new DomainError("validation_failed", `${k}: ${reason}`, { field: k });
+  }
   const parsed = schema.safeParse(params);
   if (!parsed.success) throw validationError(parsed.error);
   return parsed.data;

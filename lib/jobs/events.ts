@@ -3,8 +3,8 @@ import { z } from "zod";
 
 /**
  * Every event Easel's jobs react to, with its payload schema: the one registry. Functions use
- * these as triggers; domain code sends them with `deps.jobs.send(event, data)`, which validates
- * the payload against the schema before anything is sent.
+ * these as triggers; domain code stores them in its write's transaction (lib/jobs/outbox, which
+ * validates the payload against the schema) and the outbox hands them on after the commit.
  */
 
 /** An upload completed or a new version was written: probe the media, make thumbnails. */

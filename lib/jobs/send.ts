@@ -1,5 +1,7 @@
 import type { EventType, StandardSchemaV1 } from "inngest";
+import type { Tx } from "../db";
 import { inngest } from "./client";
+import { ingestEvents } from "./executor/store/ingest";
 
 /** An event of the registry (lib/jobs/events.ts). */
 export type JobEvent = EventType<string, StandardSchemaV1<Record<string, unknown>>>;
@@ -7,18 +9,29 @@ export type JobEventData<E extends JobEvent> = StandardSchemaV1.InferInput<E["sc
 export type SendOptions = {
   /** Idempotency: a second event with the same id starts no function. Leave unset to queue a run on every send. */
   id?: string;
+  /** When the event happened (ms since the epoch), if not now: an event handed on late keeps its time. */
+  ts?: number;
 };
 
+/** An event as the outbox (lib/jobs/outbox) hands it on: its row id is the event's id. */
+export type StoredJobEvent = { id: string; name: string; data: Record<string, unknown>; ts: number };
+
 /**
- * The port domain code sends jobs through (`deps.jobs`). The payload is validated against the
- * event's schema; a bad payload throws before anything is sent.
+ * The port through which events reach the job system (`deps.jobs`). The payload is validated
+ * against the event's schema; a bad payload throws before anything is sent.
  *
- * Send after your transaction commits, never inside `db.transaction()`: a run must not start for
- * a change that rolls back, and on the embedded database the event is stored through the same
- * single session, so a send from inside a transaction would wait for that transaction forever.
+ * Domain code does not call it: a write stores its events in its own transaction
+ * (lib/jobs/outbox) and the outbox relay hands them on through this port after the commit, with
+ * the outbox row's id as the event id.
  */
 export interface JobSender {
   send<E extends JobEvent>(event: E, data: JobEventData<E>, options?: SendOptions): Promise<void>;
+  /**
+   * Only where the job system keeps its events in the app's own database (the embedded executor):
+   * stores them with `tx`, so that the relay's hand-off and its deletion of the outbox rows commit
+   * together (exactly once). Senders without it are sent to with `send`, then the rows deleted.
+   */
+  storeInTransaction?(tx: Tx, events: StoredJobEvent[], now: Date): Promise<void>;
 }
 
 /** Through the Inngest client: to a real Inngest server, or to the embedded executor's event API. */
@@ -26,6 +39,20 @@ export function inngestJobSender(client = inngest): JobSender {
   return {
     async send(event, data, options) {
       await client.send(event.create(data as never, options));
+    },
+  };
+}
+
+/**
+ * The app's sender on the embedded executor: `send` goes through the Inngest client to the
+ * in-process event API, and the outbox relay stores events straight into the executor's tables
+ * inside its own transaction (`ingestEvents` with the row id as the dedupe key).
+ */
+export function embeddedJobSender(client = inngest): JobSender {
+  return {
+    ...inngestJobSender(client),
+    async storeInTransaction(tx, events, now) {
+      await ingestEvents(tx, events.map((e) => ({ name: e.name, data: e.data, id: e.id, ts: e.ts })), now);
     },
   };
 }

@@ -7,8 +7,10 @@ import { DomainError } from "../errors";
 import { toErrorResponse } from "../http/envelope";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "../http/json-depth";
 import { readBodyText } from "../http/parse";
+import { findUnstorable } from "../http/unstorable-text";
 import { clientAddress, consume, rateHeaders, type RateState } from "../http/rate-limit";
 import type { DownloadOptions } from "./download";
+import { toolError } from "./errors";
 import { createMcpServer, type McpContext } from "./server";
 
 export type McpRouteOptions = {
@@ -49,11 +51,35 @@ async function readJsonRpcBody(req: Request): Promise<{ parsed: unknown } | Resp
     throw err;
   }
   if (jsonNestsDeeperThan(text)) return jsonRpcError(400, -32700, `Parse error: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  let parsed: unknown;
   try {
-    return { parsed: JSON.parse(text) };
+    parsed = JSON.parse(text);
   } catch {
     return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
+  return refuseUnstorable(parsed) ?? { parsed };
+}
+
+type JsonRpcRequest = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+
+/**
+ * A string holding NUL or a lone surrogate anywhere in the body (contract §10, "Input"), refused
+ * before any tool runs. In a tool's arguments it answers as the tool's own validation does: a
+ * tool result with `validation_failed` and the argument's name in `field`. Anywhere else it is a
+ * JSON-RPC "invalid params" error naming the path.
+ */
+function refuseUnstorable(parsed: unknown): Response | null {
+  const bad = findUnstorable(parsed);
+  if (!bad) return null;
+  const request = (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {}) as JsonRpcRequest;
+  const id = typeof request.id === "string" || typeof request.id === "number" ? request.id : null;
+  const inArguments = bad.field.startsWith("params.arguments.");
+  if (request.method === "tools/call" && id !== null && inArguments) {
+    const field = bad.field.slice("params.arguments.".length);
+    const result = toolError(new DomainError("validation_failed", `${field}: ${bad.reason}`, { field }), "");
+    return Response.json({ jsonrpc: "2.0", id, result });
+  }
+  return Response.json({ jsonrpc: "2.0", error: { code: -32602, message: `Invalid params: ${bad.field || "body"}: ${bad.reason}` }, id }, { status: 400 });
 }
 
 /**

@@ -1,11 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import type { Principal } from "../auth/principal";
 import { creatorLabel } from "../auth/principal";
-import { emitAssetChanged, requestProcessing } from "../assets/events";
+import { stageAssetChanged, stageProcessing } from "../assets/events";
 import { findBoard } from "../boards";
 import type { Deps } from "../deps";
 import { assetBoards, assets, uploadSessions, type Asset, type UploadSession, type Workspace } from "../db/schema";
 import { DomainError, notFound } from "../errors";
+import { transactionWithEvents, wakeRelay } from "../jobs/outbox";
 import { newToken } from "../tokens";
 import type { StorageDriver } from "../storage/types";
 import { loadUploadSession, receiveBytes } from "./receive-bytes";
@@ -26,6 +27,9 @@ async function assetOfSession(deps: Deps, session: UploadSession): Promise<Compl
   }
   const [asset] = await deps.db.select().from(assets).where(eq(assets.id, session.assetId));
   if (!asset) throw notFound("asset_not_found", "The asset created from this upload was deleted; asset");
+  // Its events were stored with the first completion's commit; if that process died before
+  // handing them on, they wait in the outbox: have this process's relay look now.
+  wakeRelay();
   return { asset, created: false };
 }
 
@@ -33,7 +37,8 @@ async function assetOfSession(deps: Deps, session: UploadSession): Promise<Compl
  * upload_complete: turns uploaded bytes into an asset (head_version_number 1), optionally on a
  * board. Idempotent: completing the same signed_storage_id again returns the asset of the first
  * completion. Two concurrent completions race on the session row: the one whose
- * `pending → completed` update wins creates the asset, the other returns it.
+ * `pending → completed` update wins creates the asset, the other returns it. The asset's
+ * processing and asset_added events are stored in the same transaction (lib/jobs/outbox).
  */
 export async function completeUpload(
   deps: Deps,
@@ -51,7 +56,7 @@ export async function completeUpload(
   const bytes = await receiveBytes(storage, session, body.multipartUploadId);
 
   const now = deps.clock();
-  const created = await deps.db.transaction(async (tx) => {
+  const created = await transactionWithEvents(deps, async (tx, stage) => {
     const claimed = await tx
       .update(uploadSessions)
       .set({ status: "completed", completedAt: now, consumedAs: "asset" })
@@ -76,14 +81,12 @@ export async function completeUpload(
       .returning();
     if (board) await tx.insert(assetBoards).values({ assetId: asset.id, boardId: board.board.id, createdAt: now });
     await tx.update(uploadSessions).set({ assetId: asset.id }).where(eq(uploadSessions.id, session.id));
+    // ---- with the asset: thumbnails/probe, and the asset_added webhooks
+    await stageProcessing(stage, asset);
+    await stageAssetChanged(stage, deps.clock, { asset, kind: "asset_added" });
     return asset;
   });
-  if (created) {
-    // ---- after commit: thumbnails/probe, and the asset_added webhooks
-    await requestProcessing(deps, created);
-    await emitAssetChanged(deps, { asset: created, kind: "asset_added" });
-    return { asset: created, created: true };
-  }
+  if (created) return { asset: created, created: true };
   const [again] = await deps.db.select().from(uploadSessions).where(eq(uploadSessions.id, session.id));
   return assetOfSession(deps, again);
 }

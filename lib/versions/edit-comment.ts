@@ -4,16 +4,16 @@ import type { Deps } from "../deps";
 import { assetVersions, type Workspace } from "../db/schema";
 import { DomainError } from "../errors";
 import { assertBoardVersionWriteable, assertVersioningAllowed } from "./gates";
-import type { VersionWriteResult } from "./revert-asset";
+import { finishWithin, type VersionWriteResult, type WithinWrite } from "./revert-asset";
 
 /**
  * Edits the note of stored version N (1..head−1); the asset's content is untouched. `""` clears
  * the note (it then reads null); an omitted comment changes nothing. The only mutable part of a
- * version row.
+ * version row. `within` runs in the edit's transaction (the caller's other fields and events).
  */
 export async function editVersionComment(
   deps: Deps,
-  input: { workspace: Workspace; token: string; versionNumber: number; comment: string | undefined },
+  input: { workspace: Workspace; token: string; versionNumber: number; comment: string | undefined; within?: WithinWrite },
 ): Promise<VersionWriteResult & { versionChanged: boolean }> {
   const asset = await getAssetOrThrow(deps.db, input.workspace, input.token);
   assertVersioningAllowed(input.workspace);
@@ -27,9 +27,11 @@ export async function editVersionComment(
     .where(and(eq(assetVersions.assetId, asset.id), eq(assetVersions.versionNumber, n)));
   if (!version) throw notFound;
   const base = { asset, headVersionNumber: asset.nextVersionNumber, changes: {}, wrote: false };
-  if (input.comment === undefined) return { ...base, versionChanged: false };
-  const comment = input.comment === "" ? null : input.comment;
-  if (comment === version.comment) return { ...base, versionChanged: false };
-  await deps.db.update(assetVersions).set({ comment }).where(eq(assetVersions.id, version.id));
-  return { ...base, versionChanged: true };
+  const comment = input.comment === undefined ? undefined : input.comment === "" ? null : input.comment;
+  const versionChanged = comment !== undefined && comment !== version.comment;
+  if (!versionChanged && !input.within) return { ...base, versionChanged };
+  return deps.db.transaction(async (tx) => {
+    if (versionChanged) await tx.update(assetVersions).set({ comment }).where(eq(assetVersions.id, version.id));
+    return { ...(await finishWithin(tx, input.within, base)), versionChanged };
+  });
 }

@@ -1,18 +1,32 @@
 import { and, eq } from "drizzle-orm";
 import { creatorLabel, type Principal } from "../auth/principal";
 import { diffFields, type Changes } from "../assets/changes";
-import { emitAssetChanged } from "../assets/events";
+import { stageAssetChanged } from "../assets/events";
 import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
+import type { Tx } from "../db";
 import { assets, assetVersions, type Asset, type AssetVersion, type Workspace } from "../db/schema";
 import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
+import { transactionWithEvents } from "../jobs/outbox";
 import type { StorageDriver } from "../storage/types";
 import { assertBoardVersionWriteable, assertHeadMatches, assertVersioningAllowed, lockAsset, revertWindowExceeded } from "./gates";
 import { isRevertable } from "./plans";
 import { snapshotHead } from "./snapshot";
 
 export type VersionWriteResult = { asset: Asset; headVersionNumber: number; changes: Changes; wrote: boolean };
+
+/**
+ * Runs last inside a version write's transaction, whatever it wrote, and answers the result as it
+ * stands then: the caller's own writes of the same request (unversioned fields) and the events of
+ * all of it, committed together.
+ */
+export type WithinWrite = (tx: Tx, result: VersionWriteResult) => Promise<VersionWriteResult>;
+
+/** `result` after the caller's `within`, keeping what the write added to it (e.g. the replaced bytes). */
+export async function finishWithin<R extends VersionWriteResult>(tx: Tx, within: WithinWrite | undefined, result: R): Promise<R> {
+  return within ? { ...result, ...(await within(tx, result)) } : result;
+}
 
 const versionNotFound = (n: number) => new DomainError("version_not_found", `No stored version ${n}`);
 
@@ -58,7 +72,7 @@ export async function revertAsset(
 
   // ---- snapshot the head, then apply version N's content
   const now = deps.clock();
-  const outcome = await deps.db.transaction(async (tx): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
+  const outcome = await transactionWithEvents(deps, async (tx, stage): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
     const asset = await lockAsset(tx, workspace, input.token);
     assertHeadMatches(asset, input.ifMatch);
     if (asset.revertedFrom === n) return { asset, headVersionNumber: asset.nextVersionNumber, changes: {}, wrote: false };
@@ -86,11 +100,13 @@ export async function revertAsset(
       .returning();
     // Other bytes: the old bytes' stream, as the locked row held it, is deleted once this commits.
     const replaced: ReplacedBytes | undefined = sameBytes ? undefined : { storageKey: asset.storageKey, streamKey: asset.streamKey, encodeStatus: asset.encodeStatus };
-    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes: diffFields(contentOf(asset), contentOf(updated)), wrote: true, replaced };
+    const changes = diffFields(contentOf(asset), contentOf(updated));
+    // ---- the webhooks' event, stored with the revert
+    await stageAssetChanged(stage, deps.clock, { asset: updated, kind: "asset_updated", changes });
+    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes, wrote: true, replaced };
   });
-  // ---- after commit: delete the replaced stream, tell the webhooks
+  // ---- after commit (and the event's hand-off): delete the replaced stream
   const { replaced, ...result } = outcome;
   if (replaced) await deleteReplacedStream(storage, replaced, deps.clock(), `asset ${result.asset.id}`);
-  if (result.wrote) await emitAssetChanged(deps, { asset: result.asset, kind: "asset_updated", changes: result.changes });
   return result;
 }

@@ -3,13 +3,14 @@ import { creatorLabel, type Principal } from "../auth/principal";
 import { diffFields, hasChanges } from "../assets/changes";
 import { getAssetOrThrow } from "../assets/get-asset";
 import type { Deps } from "../deps";
+import type { Tx } from "../db";
 import { assets, uploadSessions, type Workspace } from "../db/schema";
 import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
 import type { StorageDriver } from "../storage/types";
 import { loadUploadSession, receiveBytes } from "../uploads/receive-bytes";
 import { assertBoardVersionWriteable, assertHeadMatches, assertVersioningAllowed, lockAsset } from "./gates";
-import type { VersionWriteResult } from "./revert-asset";
+import { finishWithin, type VersionWriteResult, type WithinWrite } from "./revert-asset";
 import { snapshotHead } from "./snapshot";
 
 export type Metadata = { title?: string; description?: string | null; text?: string | null };
@@ -24,6 +25,8 @@ export type WriteVersionInput = {
   comment?: string;
   metadata: Metadata;
   ifMatch?: number;
+  /** The caller's last step inside the write's transaction (its other fields and its events). */
+  within?: WithinWrite;
 };
 
 const nonEmpty = (s: string | undefined) => (s !== undefined && s.trim() !== "" ? s : null);
@@ -51,7 +54,7 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
   // ---- bytes are checked before the row lock is taken (no storage I/O under it)
   const bytes = session.status === "pending" ? await receiveBytes(storage, session) : null;
   const now = deps.clock();
-  const result = await deps.db.transaction(async (tx): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
+  const write = async (tx: Tx): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
     const asset = await lockAsset(tx, input.workspace, input.token);
     const claimed = await tx
       .update(uploadSessions)
@@ -94,7 +97,8 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
     // The old bytes' stream, as the locked row held it: read here, a stream published just before is not missed.
     const replaced: ReplacedBytes = { storageKey: asset.storageKey, streamKey: asset.streamKey, encodeStatus: asset.encodeStatus };
     return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes, wrote: true, replaced };
-  });
+  };
+  const result = await deps.db.transaction(async (tx) => finishWithin(tx, input.within, await write(tx)));
   // ---- after commit only: a rolled-back write must leave the stream it would have replaced
   const { replaced, ...written } = result;
   if (replaced) await deleteReplacedStream(storage, replaced, deps.clock(), `asset ${written.asset.id}`);
@@ -103,24 +107,26 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
 
 async function checkpoint(deps: Deps, input: WriteVersionInput): Promise<VersionWriteResult> {
   const now = deps.clock();
-  return deps.db.transaction(async (tx) => {
-    const asset = await lockAsset(tx, input.workspace, input.token);
-    assertHeadMatches(asset, input.ifMatch);
-    const changes = diffFields(metadataOf(asset), metadataOf(input.metadata));
-    const comment = nonEmpty(input.comment);
-    if (!hasChanges(changes) && comment === null) return { asset, headVersionNumber: asset.nextVersionNumber, changes, wrote: false };
-    await snapshotHead(tx, asset, { comment, now });
-    const [updated] = await tx
-      .update(assets)
-      .set({
-        ...Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, v.new])),
-        headSource: "EDIT",
-        revertedFrom: null,
-        createdByToken: creatorLabel(input.principal),
-        updatedAt: now,
-      })
-      .where(eq(assets.id, asset.id))
-      .returning();
-    return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes, wrote: true };
-  });
+  return deps.db.transaction(async (tx) => finishWithin(tx, input.within, await checkpointIn(tx, input, now)));
+}
+
+async function checkpointIn(tx: Tx, input: WriteVersionInput, now: Date): Promise<VersionWriteResult> {
+  const asset = await lockAsset(tx, input.workspace, input.token);
+  assertHeadMatches(asset, input.ifMatch);
+  const changes = diffFields(metadataOf(asset), metadataOf(input.metadata));
+  const comment = nonEmpty(input.comment);
+  if (!hasChanges(changes) && comment === null) return { asset, headVersionNumber: asset.nextVersionNumber, changes, wrote: false };
+  await snapshotHead(tx, asset, { comment, now });
+  const [updated] = await tx
+    .update(assets)
+    .set({
+      ...Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, v.new])),
+      headSource: "EDIT",
+      revertedFrom: null,
+      createdByToken: creatorLabel(input.principal),
+      updatedAt: now,
+    })
+    .where(eq(assets.id, asset.id))
+    .returning();
+  return { asset: updated, headVersionNumber: updated.nextVersionNumber, changes, wrote: true };
 }

@@ -4,6 +4,7 @@ import { webhookDeliveries } from "../db/schema";
 import type { Deps } from "../deps";
 import { DomainError, notFound } from "../errors";
 import { webhookDeliveryRequested } from "../jobs/events";
+import { storeAndHandOff } from "../jobs/outbox";
 import type { ResendJson } from "../openapi/schemas/webhooks";
 import { getTriggerOrThrow } from "./get-trigger";
 import { triggerStatus } from "./present";
@@ -29,7 +30,8 @@ export async function resendDelivery(deps: Deps, principal: Principal, input: { 
   if (status !== "active") {
     throw new DomainError("validation_failed", `The trigger is ${status}: renew it before resending`, { field: "trigger", trigger_status: status });
   }
-  // No event id: a resend must start a delivery run even though the message was delivered before.
-  await deps.jobs.send(webhookDeliveryRequested, { triggerId: trigger.id, messageId: delivery.messageId, payload: delivery.payload });
+  // Stored before answering "queued", then handed on (lib/jobs/outbox). Each resend is an event of
+  // its own: it starts a delivery run even though the message was delivered before.
+  await storeAndHandOff(deps, webhookDeliveryRequested, { triggerId: trigger.id, messageId: delivery.messageId, payload: delivery.payload });
   return { trigger_id: trigger.id, message_id: delivery.messageId, status: "queued" };
 }

@@ -12,3 +12,4 @@ export * from "./settings";
 export * from "./jobs";
 export * from "./asset-embeddings";
 export * from "./sign-in-failures";
+export * from "./event-outbox";

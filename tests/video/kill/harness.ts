@@ -18,7 +18,7 @@ import { setDeps, type Deps } from "../../../lib/deps";
 import { encodeVideoJob } from "../../../lib/encode/encode-video.job";
 import { parseMediaPlaylist } from "../../../lib/encode/playlists";
 import { streamDirOf } from "../../../lib/encode/keys";
-import { markQueued, sendEncode } from "../../../lib/encode/status";
+import { queueEncode } from "../../../lib/encode/status";
 import { inngest, useSigningKey } from "../../../lib/jobs/client";
 import { Executor, httpTransport, signingKeyFromSecret } from "../../../lib/jobs/executor";
 import { inngestJobSender } from "../../../lib/jobs/send";
@@ -64,8 +64,7 @@ async function main() {
       .insert(assets)
       .values({ workspaceId: ws.id, token: "killclip", title: "clip", mediaType: "video/mp4", size: bytes.length, md5: "0".repeat(32), storageKey: key, createdAt: now, updatedAt: now })
       .returning();
-    const queued = await markQueued(db, asset, ["none"]);
-    await sendEncode(deps, queued ?? asset, true);
+    await queueEncode(deps, asset, ["none"]);
     console.log(`harness:asset ${asset.id}`);
   }
 
