@@ -11,7 +11,7 @@ export type RelayDeps = Pick<Deps, "db" | "jobs" | "clock">;
 /** Which rows to hand on: a write's own (by id, right after its commit), or the oldest due ones. */
 export type Selection = { ids: string[] } | { due: number };
 
-export type Delivered = { taken: number; handed: number; failed: number };
+export type Delivered = { taken: number; handed: number; failed: number; error?: string };
 
 /**
  * How long a relay holds rows it is sending to a job system elsewhere: a relay that dies holding
@@ -40,7 +40,7 @@ async function deliverInTransaction(deps: RelayDeps, store: NonNullable<JobSende
     // Nothing taken: the database itself failed, and the rows are as they were.
     if (!taken.length) throw err;
     if (taken.length > 1) {
-      const total: Delivered = { taken: taken.length, handed: 0, failed: 0 };
+      const total: Delivered = { taken: taken.length, handed: 0, failed: 0, error: messageOf(err) };
       for (const row of taken) {
         const one = await deliverInTransaction(deps, store, { ids: [row.id] });
         total.handed += one.handed;
@@ -50,8 +50,8 @@ async function deliverInTransaction(deps: RelayDeps, store: NonNullable<JobSende
     }
     const [row] = taken;
     await releaseFailed(deps.db, [row.id], rowRetryDelayMs(row.attempts + 1), messageOf(err));
-    logRowFailure(row, err);
-    return { taken: 1, handed: 0, failed: 1 };
+    logStubbornRow(row, err);
+    return { taken: 1, handed: 0, failed: 1, error: messageOf(err) };
   }
   if (taken.length) notifyWork();
   return { taken: taken.length, handed: taken.length, failed: 0 };
@@ -74,9 +74,9 @@ async function deliverBySending(deps: RelayDeps, which: Selection): Promise<Deli
     } catch (err) {
       await deleteRows(deps.db, sent);
       await releaseFailed(deps.db, [row.id], rowRetryDelayMs(row.attempts + 1), messageOf(err));
-      await releaseUntried(deps.db, rows.slice(i + 1).map((r) => r.id), sent.length ? 0 : recordFailure());
-      logRowFailure(row, err);
-      return { taken: rows.length, handed: sent.length, failed: 1 };
+      await releaseUntried(deps.db, rows.slice(i + 1).map((r) => r.id), sent.length ? 0 : recordFailure(messageOf(err)));
+      logStubbornRow(row, err);
+      return { taken: rows.length, handed: sent.length, failed: 1, error: messageOf(err) };
     }
   }
   await deleteRows(deps.db, sent);
@@ -92,15 +92,18 @@ export async function deliver(deps: RelayDeps, which: Selection): Promise<Delive
   if ("ids" in which && which.ids.length === 0) return { taken: 0, handed: 0, failed: 0 };
   const store = deps.jobs.storeInTransaction?.bind(deps.jobs);
   const result = store ? await deliverInTransaction(deps, store, which) : await deliverBySending(deps, which);
-  if (result.handed > 0 && recordSuccess()) console.log("[outbox] handing events on again");
-  else if (result.failed > 0 && result.handed === 0 && store) recordFailure();
+  if (result.handed > 0) recordSuccess();
+  else if (result.failed > 0 && store) recordFailure(result.error ?? "refused");
   return result;
 }
 
-/** A row's failure, logged at its first, tenth, hundredth … attempt so that a long outage stays readable. */
-function logRowFailure(row: EventOutboxRow, err: unknown) {
+/**
+ * A row still failing at its 10th, 100th … attempt: most likely one the job system refuses while
+ * it takes others (the outage itself is logged by recordFailure). It is kept and tried again.
+ */
+function logStubbornRow(row: EventOutboxRow, err: unknown) {
   const attempt = row.attempts + 1;
-  if (attempt === 1 || Number.isInteger(Math.log10(attempt))) {
-    console.warn(`[outbox] could not hand on ${row.name} ${row.id} (attempt ${attempt}; kept, will retry): ${messageOf(err)}`);
+  if (attempt >= 10 && Number.isInteger(Math.log10(attempt))) {
+    console.warn(`[outbox] ${row.name} ${row.id} failed its attempt ${attempt} (kept, tried again): ${messageOf(err)}`);
   }
 }

@@ -16,7 +16,7 @@ export async function handOff(deps: RelayDeps, ids: string[]): Promise<void> {
   try {
     await deliver(deps, { ids });
   } catch (err) {
-    recordFailure();
-    console.warn(`[outbox] could not hand on ${ids.length} event(s) after commit (kept; the relay retries): ${(err as Error).message}`);
+    // The database failed after the commit: the rows are kept as they were, for the relay.
+    recordFailure(`after a commit: ${(err as Error).message}`);
   }
 }

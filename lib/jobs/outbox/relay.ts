@@ -10,7 +10,6 @@ export type RelayOptions = {
   batchSize?: number;
   /** Backoff after failures in a row (and of a row after its failed attempts). */
   retryDelayMs?: (failures: number) => number;
-  log?: { info: (m: string) => void; warn: (m: string) => void };
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,11 +29,9 @@ export class OutboxRelay {
   private wake: (() => void) | null = null;
   private pending = false;
   private unsubscribe: (() => void) | null = null;
-  private failingSince: number | null = null;
-  private failures = 0;
 
   constructor(options: RelayOptions) {
-    this.o = { pollMs: 1000, batchSize: 100, log: { info: (m) => console.log(m), warn: (m) => console.warn(m) }, ...options };
+    this.o = { pollMs: 1000, batchSize: 100, ...options };
     if (options.retryDelayMs) setRetryDelay(options.retryDelayMs);
   }
 
@@ -64,12 +61,10 @@ export class OutboxRelay {
   async round(): Promise<boolean> {
     try {
       const result = await deliver(await this.o.deps(), { due: this.o.batchSize });
-      this.recovered();
       return result.failed === 0 && result.taken >= this.o.batchSize;
     } catch (err) {
       // The database failed: the rows stay as they were; pause, then try again.
-      recordFailure();
-      this.failed(err);
+      recordFailure(`relay: ${(err as Error).message}`);
       return false;
     }
   }
@@ -99,22 +94,6 @@ export class OutboxRelay {
       }
       this.wake = done;
     });
-  }
-
-  /** The first failure of an outage, every tenth, and the recovery: one line per poll would flood the log. */
-  private failed(err: unknown) {
-    this.failures++;
-    this.failingSince ??= Date.now();
-    if (this.failures === 1 || this.failures % 10 === 0) {
-      this.o.log.warn(`[outbox] relay round failed (${this.failures} in a row; events kept, retrying): ${(err as Error).message}`);
-    }
-  }
-
-  private recovered() {
-    if (this.failingSince === null) return;
-    this.o.log.info(`[outbox] relay working again after ${Math.round((Date.now() - this.failingSince) / 1000)} s`);
-    this.failingSince = null;
-    this.failures = 0;
   }
 }
 

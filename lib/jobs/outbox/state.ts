@@ -32,11 +32,18 @@ export function pausedForMs(now = Date.now()): number {
   return Math.max(0, state.pausedUntil - now);
 }
 
-/** A hand-off failed: answers the delay before the next try, and pauses this process until then. */
-export function recordFailure(): number {
+/**
+ * A hand-off failed: answers the delay before the next try, and pauses this process until then.
+ * Logged at the first failure of an outage and every tenth after it: one line per try would
+ * flood the log while the job system is down.
+ */
+export function recordFailure(reason: string): number {
   state.failuresInARow++;
   const delay = state.retryDelayMs(state.failuresInARow);
   state.pausedUntil = Date.now() + delay;
+  if (state.failuresInARow === 1 || state.failuresInARow % 10 === 0) {
+    console.warn(`[outbox] events could not be handed on (${state.failuresInARow} failure(s) in a row; kept, next try in ${delay} ms): ${reason}`);
+  }
   wakeRelay();
   return delay;
 }
@@ -46,11 +53,11 @@ export function rowRetryDelayMs(attempts: number): number {
   return state.retryDelayMs(attempts);
 }
 
-export function recordSuccess(): boolean {
-  const recovered = state.failuresInARow > 0;
+/** Events went through: the pause ends, and the end of an outage is logged. */
+export function recordSuccess() {
+  if (state.failuresInARow > 0) console.log(`[outbox] handing events on again after ${state.failuresInARow} failed tries`);
   state.failuresInARow = 0;
   state.pausedUntil = 0;
-  return recovered;
 }
 
 /** Sets the backoff (the relay's option; tests make it short). */
