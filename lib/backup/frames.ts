@@ -16,6 +16,14 @@ export type Frame = { type: number; payload: Buffer };
 /** Bounds a frame whose length field is garbage (a data frame holds one read chunk, ≤ 1 MiB). */
 const MAX_FRAME = 16 * 1024 * 1024;
 
+/** A frame's 5-byte head; written before its payload, so a data chunk is never copied to be framed. */
+export function frameHead(type: FrameType, length: number): Buffer {
+  const head = Buffer.alloc(5);
+  head[0] = type;
+  head.writeUInt32BE(length, 1);
+  return head;
+}
+
 export function encodeFrame(type: FrameType, payload: Buffer | object): Buffer {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
   const head = Buffer.alloc(5);
@@ -29,23 +37,36 @@ export function encodeFrame(type: FrameType, payload: Buffer | object): Buffer {
  * channel's own JSON error line (no such operation, a malformed request): it becomes an E frame.
  */
 export class FrameDecoder extends Transform {
-  private pending: Buffer = Buffer.alloc(0);
+  /** Received bytes not yet framed, kept as chunks: joined once per frame, not once per chunk. */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
   private jsonLine = false;
 
   constructor() {
     super({ readableObjectMode: true });
   }
 
+  private get pending(): Buffer {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0] ?? Buffer.alloc(0);
+  }
+
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
-    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    if (this.pending.length && this.pending[0] === 0x7b && !this.jsonLine) this.jsonLine = true;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    if (!this.jsonLine && this.chunks[0][0] === 0x7b) this.jsonLine = true;
     if (this.jsonLine) return done();
-    while (this.pending.length >= 5) {
-      const length = this.pending.readUInt32BE(1);
-      if (!Object.values(FRAME).includes(this.pending[0] as FrameType) || length > MAX_FRAME) return done(new Error("the data dir's owner answered something that is not a backup"));
-      if (this.pending.length < 5 + length) break;
-      this.push({ type: this.pending[0], payload: this.pending.subarray(5, 5 + length) } satisfies Frame);
-      this.pending = this.pending.subarray(5 + length);
+    for (;;) {
+      if (this.buffered < 5) break;
+      const head = this.chunks[0].length >= 5 ? this.chunks[0] : this.pending;
+      const length = head.readUInt32BE(1);
+      if (!Object.values(FRAME).includes(head[0] as FrameType) || length > MAX_FRAME) return done(new Error("the data dir's owner answered something that is not a backup"));
+      if (this.buffered < 5 + length) break;
+      const all = this.pending;
+      this.push({ type: all[0], payload: all.subarray(5, 5 + length) } satisfies Frame);
+      const rest = all.subarray(5 + length);
+      this.chunks = rest.length ? [rest] : [];
+      this.buffered = rest.length;
     }
     done();
   }

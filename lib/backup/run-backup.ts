@@ -40,6 +40,10 @@ export async function runBackup(pg: PGlite, dataDir: string, onProgress?: (p: Pa
     try {
       const [done] = await Promise.all([trailer, ended]);
       return { assets: manifest.assets, versions: manifest.versions, objects: done.objects, dbLockedMs: manifest.db_locked_ms, damaged: done.damaged };
+    } catch (err) {
+      // Destroyed without an error by its consumer: whatever the pack then reports, it was a cancel.
+      if (stream.destroyed && !stream.readableEnded && !stream.errored) throw new Error("the backup was cancelled before its end");
+      throw err;
     } finally {
       await snapshot.release();
     }

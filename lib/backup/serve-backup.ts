@@ -4,7 +4,7 @@ import type net from "node:net";
 import path from "node:path";
 import { registerControl, type OwnerContext } from "../db/embedded/control";
 import { releaseStaleHolds } from "../objectstore/disk/holds";
-import { encodeFrame, FRAME } from "./frames";
+import { encodeFrame, FRAME, frameHead } from "./frames";
 import { runBackup, type RunningBackup } from "./run-backup";
 import { STAGING_PREFIX } from "./snapshot-database";
 
@@ -35,7 +35,8 @@ export async function serveBackup(_request: unknown, socket: net.Socket, owner: 
   }
   try {
     for await (const chunk of backup.stream) {
-      if (!socket.write(encodeFrame(FRAME.data, chunk as Buffer))) await once(socket, "drain", { signal: gone.signal });
+      socket.write(frameHead(FRAME.data, (chunk as Buffer).length));
+      if (!socket.write(chunk as Buffer)) await once(socket, "drain", { signal: gone.signal });
     }
     socket.end(encodeFrame(FRAME.summary, await backup.summary));
   } catch (err) {

@@ -1,19 +1,19 @@
-import { openDb } from "../db/client";
 import { env } from "../env";
 import { DomainError } from "../errors";
 import { STANDALONE_COMMANDS } from "./backup-commands";
-import { COMMANDS, UsageError } from "./commands";
 
 /**
  * `npm run easel -- <command>`: the admin CLI. It reads the same environment as the server
  * (DATABASE_URL or EASEL_DATA_DIR). On the embedded database it goes through the running server's
  * socket instead of opening the data dir a second time. Every command is a single statement, so it
  * never holds a transaction open on the server's one PGlite session. `backup` and `restore` open
- * no database here first (backup-commands.ts).
+ * no database here first (backup-commands.ts), and load neither the database nor the other
+ * commands' code.
  */
 async function main(argv: string[]): Promise<number> {
   const standalone = STANDALONE_COMMANDS[argv[0]];
-  if (standalone) return report(() => standalone.run(argv.slice(1), { out: (line) => console.log(line) }));
+  if (standalone) return standalone.run(argv.slice(1), { out: (line) => console.log(line) });
+  const [{ openDb }, { COMMANDS, UsageError }] = await Promise.all([import("../db/client"), import("./commands")]);
   const key = argv.slice(0, 2).join(" ");
   const command = COMMANDS[key];
   if (!command) {
@@ -23,19 +23,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const handle = await openDb({ databaseUrl: env().DATABASE_URL, dataDir: env().dataDir, role: "tool" });
   try {
-    return await report(async () => {
-      await command.run(handle.db, argv.slice(2), { out: (line) => console.log(line) });
-      return 0;
-    });
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Usage errors exit 2, refusals and failures the command expects exit 1, with the message on stderr. */
-async function report(run: () => Promise<number>): Promise<number> {
-  try {
-    return await run();
+    await command.run(handle.db, argv.slice(2), { out: (line) => console.log(line) });
+    return 0;
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(err.message);
@@ -46,9 +35,12 @@ async function report(run: () => Promise<number>): Promise<number> {
       return 1;
     }
     throw err;
+  } finally {
+    await handle.close();
   }
 }
 
+// Anything else that fails a command (a refused restore, an unreachable server) exits 1 with its message.
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {

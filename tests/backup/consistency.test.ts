@@ -117,6 +117,30 @@ describe("a backup's point in time", () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("writes and restores zstd archives through the system's zstd, and says so when it is missing", async () => {
+    await put("ws/3/z", Buffer.from("compressed by zstd"));
+    const file = path.join(root, "z.tar.zst");
+    const backup = await runBackup(pg, dataDir);
+    await writeArchive(backup.stream, file);
+    await backup.summary;
+    expect(fs.readFileSync(file).readUInt32LE(0)).toBe(0xfd2fb528);
+    const restoredDir = path.join(root, "restored-zstd");
+    await restoreArchive(file, restoredDir);
+    expect((await read(layout(path.join(restoredDir, "objects")), "ws/3/z"))?.toString()).toBe("compressed by zstd");
+
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(root, "no-programs-here");
+    try {
+      const without = await runBackup(pg, dataDir);
+      await expect(writeArchive(without.stream, path.join(root, "none.tar.zst"))).rejects.toThrow(/zstd is not installed/);
+      await expect(without.summary).rejects.toThrow();
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(fs.readdirSync(root).filter((n) => n.includes("none.tar.zst"))).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  });
+
   it("what a backup interrupted by a crash left is removed by the next owner of the data dir", async () => {
     const crashed = path.join(root, "crashed");
     const first = await openDb({ dataDir: crashed, role: "server" });

@@ -7,6 +7,7 @@
  *   HARNESS_MODE=load    creates a workspace and token, seeds assets, prints "harness:ready <token>",
  *                        then keeps uploading, writing versions, reverting and deleting through the
  *                        API ("harness:op <kind>" each) until SIGTERM; prints "harness:stats <json>".
+ *   HARNESS_MODE=idle    owns the data dir and serves, doing nothing itself, until SIGTERM.
  *   HARNESS_MODE=verify  (HARNESS_TOKEN) lists every asset and version through the API and reads
  *                        each one's stored bytes through the S3 endpoint; prints "harness:verified <json>".
  */
@@ -63,6 +64,14 @@ async function main() {
       for (const [i, url] of (prep.part_urls as string[]).entries()) await put(url, bytes.subarray(i * prep.part_size, (i + 1) * prep.part_size));
     } else await put(prep.upload_url, bytes);
     return prep as { signed_storage_id: string; multipart_upload_id: string | null };
+  }
+
+  if (process.env.HARNESS_MODE === "idle") {
+    console.log(`harness:ready ${process.pid}`);
+    await new Promise((resolve) => process.once("SIGTERM", resolve));
+    await handle.close();
+    await store.close();
+    return;
   }
 
   if (process.env.HARNESS_MODE === "verify") {
