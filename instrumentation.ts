@@ -4,7 +4,14 @@ export async function register() {
   // `next build` loads this too while collecting pages: a build must not take the data dir (and its
   // lock) that a running or soon-started server owns, nor start the job executor.
   if (process.env.NEXT_PHASE === "phase-production-build") return;
-  const [{ boot }, { publishDirectRoutes }] = await Promise.all([import("./lib/boot"), import("./lib/server/direct-routes")]);
+  const [{ boot }, { publishDirectRoutes }, { publishReadiness }, { publishShutdown }] = await Promise.all([
+    import("./lib/boot"),
+    import("./lib/server/direct-routes"),
+    import("./lib/server/readiness"),
+    import("./lib/server/shutdown"),
+  ]);
   await boot();
   publishDirectRoutes();
+  publishShutdown();
+  publishReadiness();
 }

@@ -1,6 +1,8 @@
 import { serverDb } from "./db";
 import { env } from "./env";
 import { jobsMode } from "./jobs/mode";
+import { markExecutorRunning } from "./jobs/readiness";
+import { onShutdown } from "./server/shutdown";
 
 /**
  * Server start-up: open the database (applying migrations; on the embedded default this also takes
@@ -23,20 +25,18 @@ export async function boot() {
  * The outbox relay (lib/jobs/outbox) on every node, whoever runs the jobs: it hands on the events
  * that writes stored and could not hand on themselves (the process died after the commit, or the
  * job system was unreachable). Its first round runs at once, so a restart sends what a killed
- * process left. It stops on SIGTERM/SIGINT; what is left waits in the database.
+ * process left. It stops with the server (lib/server/shutdown.ts); what is left waits in the database.
  */
 async function startOutboxRelay() {
   const [{ startOutboxRelay: start }, { getDeps }] = await Promise.all([import("./jobs/outbox"), import("./deps")]);
   const relay = start({ deps: getDeps });
-  const stop = () => void relay.stop(5_000);
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  onShutdown("the outbox relay", (graceMs) => relay.stop(graceMs));
 }
 
 /**
  * The embedded job executor, unless a real Inngest server runs the jobs (INNGEST_* set) or this
- * node is told not to. It calls the handlers of /api/inngest in-process. On SIGTERM/SIGINT it stops
- * leasing work; calls cut short run again.
+ * node is told not to. It calls the handlers of /api/inngest in-process. When the server stops it stops
+ * leasing work and lets calls in flight finish within the grace period; calls cut short run again.
  */
 async function startJobs() {
   if (jobsMode() === "inngest") return console.log("[easel] jobs run on the Inngest server (INNGEST_* set)");
@@ -45,9 +45,11 @@ async function startJobs() {
     const { db, driver } = await serverDb();
     const [{ startEmbeddedExecutor }, { serveJobs }] = await Promise.all([import("./jobs/executor"), import("./jobs/serve")]);
     const executor = await startEmbeddedExecutor(db, { exclusive: driver === "pglite", handlers: serveJobs() });
-    const stop = () => void executor.stop(5_000);
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    markExecutorRunning(true);
+    onShutdown("the job executor", async (graceMs) => {
+      markExecutorRunning(false);
+      await executor.stop(graceMs);
+    });
   } catch (err) {
     console.error(`[easel] jobs: the embedded executor did not start: ${(err as Error).message}`);
   }

@@ -1,4 +1,5 @@
 // @ts-check
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 
 /** Where instrumentation publishes the routes answered before Next.js (lib/server/direct-routes.ts). */
@@ -23,6 +24,61 @@ const CLIENT_ADDRESS_HEADER_KEY = Symbol.for("easel.clientAddressHeader");
  * bounds itself (docs/reliability.md).
  */
 export const TIMEOUTS = Object.freeze({ headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, uploadIdleTimeout: 120_000 });
+
+/** Where instrumentation publishes the readiness checks (lib/server/readiness.ts). */
+export const READINESS = Symbol.for("easel.readiness");
+
+/** A request id a client or proxy may choose: printable, no spaces, bounded. Anything else is replaced. */
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+
+/**
+ * The id a request is known by in logs and in its `X-Request-Id` response header: a well-formed
+ * incoming one (a proxy's or a client's) is kept, anything else replaced by a new UUID. The app
+ * reads it from the request header, which the server overwrites.
+ * @param {http.IncomingMessage} req
+ */
+function requestIdOf(req) {
+  const incoming = req.headers["x-request-id"];
+  const id = typeof incoming === "string" && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.headers["x-request-id"] = id;
+  return id;
+}
+
+/** @param {http.ServerResponse} res @param {number} status @param {unknown} body */
+function sendJson(res, status, body) {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body));
+}
+
+const CHECKS = /** @type {const} */ (["database", "storage", "jobs"]);
+
+/**
+ * `/healthz`: the process serves HTTP (touches nothing). `/readyz`: each dependency answers within
+ * 2 s (the checks are the app's, published once it has booted; until then, and while the server
+ * stops, nothing is ready). Both are answered before Next.js, so they work while it starts.
+ * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {() => boolean} stopping
+ */
+function answerHealth(req, res, stopping) {
+  const path = req.url?.split("?", 1)[0];
+  if (path !== "/healthz" && path !== "/readyz") return false;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.setHeader("allow", "GET, HEAD");
+    sendJson(res, 405, { status: "method_not_allowed" });
+    return true;
+  }
+  if (path === "/healthz") {
+    sendJson(res, 200, { status: "ok" });
+    return true;
+  }
+  /** @type {(() => Promise<Record<string, "ok" | "unavailable">>) | undefined} */
+  const readiness = /** @type {any} */ (globalThis)[READINESS];
+  const notReady = Object.fromEntries(CHECKS.map((c) => [c, "unavailable"]));
+  const checks = !readiness || stopping() ? Promise.resolve(notReady) : readiness().catch(() => notReady);
+  void checks.then((result) => {
+    const ok = CHECKS.every((c) => result[c] === "ok");
+    sendJson(res, ok ? 200 : 503, { status: ok ? "ready" : "not_ready", checks: Object.fromEntries(CHECKS.map((c) => [c, result[c] ?? "unavailable"])) });
+  });
+  return true;
+}
 
 /** Paths of the embedded object store's endpoints (lib/objectstore/mounts.ts). */
 const STORAGE_PREFIX = "/storage/";
@@ -94,7 +150,10 @@ const hasBody = (req) => req.headers["transfer-encoding"] !== undefined || (req.
 export function createEaselServer(nextHandler, overrides = {}) {
   const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, ...options } = { ...TIMEOUTS, uploadIdleTimeout: uploadIdleTimeoutFromEnv(), ...overrides };
   /** @type {any} */ (globalThis)[CLIENT_ADDRESS_HEADER_KEY] = CLIENT_ADDRESS_HEADER;
+  let stopping = false;
   const server = http.createServer({ ...options, requestTimeout: 0 }, (req, res) => {
+    res.setHeader("x-request-id", requestIdOf(req));
+    if (answerHealth(req, res, () => stopping)) return;
     delete req.headers[CLIENT_ADDRESS_HEADER];
     if (req.socket.remoteAddress) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress;
     if (hasBody(req)) {
@@ -111,5 +170,12 @@ export function createEaselServer(nextHandler, overrides = {}) {
     });
   });
   server.keepAliveTimeout = keepAliveTimeout;
+  // Readiness answers 503 from the moment the server starts to stop, so load balancers drain it.
+  server.on("close", () => (stopping = true));
+  const close = server.close.bind(server);
+  server.close = (callback) => {
+    stopping = true;
+    return close(callback);
+  };
   return server;
 }

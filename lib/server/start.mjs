@@ -28,31 +28,70 @@ function options(argv) {
   return opts;
 }
 
+/** Where instrumentation publishes the app's own shutdown (lib/server/shutdown.ts): stop jobs, close the database. */
+const SHUTDOWN = Symbol.for("easel.shutdown");
+
+/** EASEL_SHUTDOWN_TIMEOUT_S in ms (default 25 s): how long requests and job steps in flight get to finish. */
+function shutdownTimeoutMs(value = process.env.EASEL_SHUTDOWN_TIMEOUT_S) {
+  if (value === undefined || value === "") return 25_000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`EASEL_SHUTDOWN_TIMEOUT_S must be a positive number of seconds, got "${value}"`);
+  return Math.round(seconds * 1000);
+}
+
 async function main() {
   const { port, hostname } = options(process.argv.slice(2));
+  const graceMs = shutdownTimeoutMs();
   const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
   const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
-  await app.prepare();
-  const server = createEaselServer(app.getRequestHandler());
+  // The server listens before Next.js has prepared: /healthz answers at once, /readyz says 503
+  // until the app has booted, and every other request waits for Next.js.
+  const prepared = app.prepare().then(() => app.getRequestHandler());
+  prepared.catch((err) => {
+    console.error(`[easel] cannot start: ${err instanceof Error ? err.message : err}`);
+    process.exit(1);
+  });
+  const server = createEaselServer(async (req, res) => (await prepared)(req, res));
   server.on("error", (err) => {
     console.error(`[easel] cannot listen on ${hostname ?? "*"}:${port}: ${err.message}`);
     process.exit(1);
   });
-  server.listen(port, hostname, () => console.log(`[easel] ready on http://${hostname ?? "localhost"}:${port}`));
+  server.listen(port, hostname, () => console.log(`[easel] listening on http://${hostname ?? "localhost"}:${port}`));
+  await prepared;
+  console.log(`[easel] ready on http://${hostname ?? "localhost"}:${port}`);
 
-  // Stop taking connections, let requests in flight finish, then close Next.js (as `next start` does).
+  // Stop taking connections, let requests in flight finish (within the grace period), stop the
+  // jobs (steps in flight finish or give their lease back) and close the database, then exit 0.
   let stopping = false;
   /** @param {NodeJS.Signals} signal */
-  const stop = (signal) => {
+  const stop = async (signal) => {
     if (stopping) return;
     stopping = true;
-    server.close(() => {
-      app.close().catch(console.error).finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
-    });
+    const deadline = Date.now() + graceMs;
+    console.log(`[easel] ${signal}: stopping (grace ${graceMs / 1000} s)`);
+    const drained = new Promise((resolve) => server.close(() => resolve(true)));
     server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 250);
+    const inTime = await Promise.race([drained, new Promise((r) => setTimeout(() => r(false), graceMs).unref())]);
+    clearInterval(idle);
+    if (!inTime) {
+      console.warn(`[easel] requests still in flight after ${graceMs / 1000} s: their connections are closed`);
+      server.closeAllConnections();
+    }
+    /** @type {((deadlineMs: number) => Promise<void>) | undefined} */
+    const shutdownApp = /** @type {any} */ (globalThis)[SHUTDOWN];
+    let code = 0;
+    try {
+      await shutdownApp?.(Math.max(1_000, deadline - Date.now()));
+      await app.close();
+    } catch (err) {
+      console.error(`[easel] shutdown: ${err instanceof Error ? err.message : err}`);
+      code = 1;
+    }
+    process.exit(code);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("SIGINT", (s) => void stop(s));
+  process.on("SIGTERM", (s) => void stop(s));
 }
 
 main().catch((err) => {
