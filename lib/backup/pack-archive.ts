@@ -36,18 +36,13 @@ export function packArchive(input: { manifest: Manifest; pgDir: string; objectsR
         await addFile(pack, item.marker, counted);
         continue;
       }
-      const opened = await openSegments(item.segments);
-      if (!opened) {
+      if (!(await segmentsIntact(item.segments))) {
         // A data file missing or cut short in the data dir itself (storage verify names these).
         done.damaged.push(`${item.bucket}/${item.record.key}`);
         continue;
       }
-      try {
-        await addEntry(pack, { name: item.recordName, mode: 0o600, mtime: new Date(item.record.lastModified) }, json(item.record));
-        for (const [i, segment] of item.segments.entries()) await addEntry(pack, { name: segment.name, mode: 0o600, size: segment.size }, chunks(opened[i], segment.size, counted));
-      } finally {
-        await Promise.all(opened.map((fh) => fh.close()));
-      }
+      await addEntry(pack, { name: item.recordName, mode: 0o600, mtime: new Date(item.record.lastModified) }, json(item.record));
+      for (const segment of item.segments) await addSegment(pack, segment, counted);
       done.objects++;
       done.object_bytes += item.record.size;
       progress.objects = done.objects;
@@ -63,21 +58,30 @@ export function packArchive(input: { manifest: Manifest; pgDir: string; objectsR
 
 const json = (value: unknown) => Buffer.from(`${JSON.stringify(value)}\n`);
 
-/** Opens every data file of an object, each of its recorded size; null if any is missing or short. */
-async function openSegments(segments: FileToArchive[]): Promise<fs.FileHandle[] | null> {
-  const opened: fs.FileHandle[] = [];
-  try {
-    for (const s of segments) {
-      const fh = await fs.open(s.abs, "r");
-      opened.push(fh);
-      if ((await fh.stat()).size < s.size) throw Object.assign(new Error("short"), { code: "ESHORT" });
+/**
+ * Whether every data file of an object is there with at least its recorded size. Checked before
+ * the record is archived (a tar entry's size is fixed in its header); the hold keeps the files
+ * from going away afterwards, and the store never changes a data file once written. Checked by
+ * name, not by opening them all: an object of thousands of parts would hold thousands of files open.
+ */
+async function segmentsIntact(segments: FileToArchive[]): Promise<boolean> {
+  for (const s of segments) {
+    try {
+      if ((await fs.stat(s.abs)).size < s.size) return false;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw err;
     }
-    return opened;
-  } catch (err) {
-    await Promise.all(opened.map((fh) => fh.close()));
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ESHORT") return null;
-    throw err;
+  }
+  return true;
+}
+
+async function addSegment(pack: tar.Pack, segment: FileToArchive, counted: (n: number) => void) {
+  const fh = await fs.open(segment.abs, "r");
+  try {
+    await addEntry(pack, { name: segment.name, mode: 0o600, size: segment.size }, chunks(fh, segment.size, counted));
+  } finally {
+    await fh.close();
   }
 }
 

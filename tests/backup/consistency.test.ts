@@ -117,6 +117,25 @@ describe("a backup's point in time", () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("archives around an object whose file is missing or cut short in the data dir, and names it", async () => {
+    const gone = await put("ws/4/gone", crypto.randomBytes(5000));
+    const short = await put("ws/4/short", crypto.randomBytes(5000));
+    fs.rmSync(path.join(lay.objectDir("easel", "ws/4/gone"), gone.segments[0].file));
+    fs.truncateSync(path.join(lay.objectDir("easel", "ws/4/short"), short.segments[0].file), 100);
+    const file = path.join(root, "damaged.tar");
+    const backup = await runBackup(pg, dataDir);
+    await writeArchive(backup.stream, file);
+    expect((await backup.summary).damaged.sort()).toEqual(["easel/ws/4/gone", "easel/ws/4/short"]);
+    const restoredDir = path.join(root, "restored-damaged");
+    const result = await restoreArchive(file, restoredDir);
+    expect(result.trailer.damaged.sort()).toEqual(["easel/ws/4/gone", "easel/ws/4/short"]);
+    const restored = layout(path.join(restoredDir, "objects"));
+    expect(await headObject(restored, "easel", "ws/4/gone")).toBeNull();
+    expect(await headObject(restored, "easel", "ws/4/short")).toBeNull();
+    await deleteObject(lay, "easel", "ws/4/gone");
+    await deleteObject(lay, "easel", "ws/4/short");
+  });
+
   it("writes and restores zstd archives through the system's zstd, and says so when it is missing", async () => {
     await put("ws/3/z", Buffer.from("compressed by zstd"));
     const file = path.join(root, "z.tar.zst");
