@@ -50,7 +50,10 @@ export async function restoreArchive(file: string, dir: string, onProgress?: (by
     await fs.mkdir(path.join(staging, "objects"), { recursive: true, mode: 0o700 });
     // Checked again: something may have been put there while the archive was read.
     await refuseUnlessEmpty(target);
-    await fs.rm(target, { recursive: true, force: true });
+    // Only ever an empty dir (rmdir refuses anything else): rename cannot replace a non-empty one.
+    await fs.rmdir(target).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw err;
+    });
     await fs.rename(staging, target);
     return { ...laid.value, bytes: read };
   } catch (err) {

@@ -21,6 +21,12 @@ function parse(argv: string[], options: Record<string, { type: "string" }>, usag
   }
 }
 
+/**
+ * `npm run` starts scripts in the project's root; a path typed on the command line means the
+ * directory npm was run from (INIT_CWD), as it would for any other program.
+ */
+const typed = (p: string) => path.resolve(process.env.INIT_CWD ?? process.cwd(), p);
+
 export const STANDALONE_COMMANDS: Record<string, StandaloneCommand> = {
   backup: {
     usage: "backup <file>   (.tar, .tar.gz/.tgz, or .tar.zst with zstd installed)",
@@ -36,10 +42,10 @@ export const STANDALONE_COMMANDS: Record<string, StandaloneCommand> = {
       }
       const [{ checkArchiveTarget }, { backupDataDir }, { progressLine }] = await Promise.all([import("../backup/archive-output"), import("../backup/backup-data-dir"), import("../backup/progress")]);
       const file = parsed.positionals[0];
-      await checkArchiveTarget(file);
+      await checkArchiveTarget(typed(file));
       const progress = progressLine(process.stderr, "backup");
       const started = performance.now();
-      const result = await backupDataDir({ dataDir: env().dataDir, file, onProgress: (p) => progress.update(p.bytes, p.objects) }).finally(() => progress.end());
+      const result = await backupDataDir({ dataDir: env().dataDir, file: typed(file), onProgress: (p) => progress.update(p.bytes, p.objects) }).finally(() => progress.end());
       const seconds = (performance.now() - started) / 1000;
       for (const key of result.damaged) console.error(`warning: not archived, its stored file is missing or truncated in the data dir: ${key}`);
       io.out(`database snapshot taken by ${result.via === "server" ? "the running server" : "this process (no server running)"}; the database was locked for ${result.dbLockedMs} ms`);
@@ -53,16 +59,16 @@ export const STANDALONE_COMMANDS: Record<string, StandaloneCommand> = {
     async run(argv, io) {
       const parsed = parse(argv, { "data-dir": { type: "string" } }, this.usage);
       if (!parsed) return 2;
-      const dir = parsed.values["data-dir"];
+      const dir = parsed.values["data-dir"] && typed(parsed.values["data-dir"]);
       if (!dir) {
         console.error(`--data-dir is required\nusage: npm run easel -- ${this.usage}`);
         return 2;
       }
       const [{ restoreArchive }, { progressLine }] = await Promise.all([import("../backup/restore-archive"), import("../backup/progress")]);
       const progress = progressLine(process.stderr, "restore");
-      const result = await restoreArchive(parsed.positionals[0], dir, (bytes) => progress.update(bytes)).finally(() => progress.end());
-      io.out(`start Easel on it with EASEL_DATA_DIR=${path.resolve(dir)} npm start`);
-      io.out(`restore: ${path.resolve(dir)} ${result.manifest.assets} assets, ${result.manifest.versions} versions, ${result.trailer.objects} objects (backup of ${result.manifest.created_at})`);
+      const result = await restoreArchive(typed(parsed.positionals[0]), dir, (bytes) => progress.update(bytes)).finally(() => progress.end());
+      io.out(`start Easel on it with EASEL_DATA_DIR=${dir} npm start`);
+      io.out(`restore: ${dir} ${result.manifest.assets} assets, ${result.manifest.versions} versions, ${result.trailer.objects} objects (backup of ${result.manifest.created_at})`);
       return 0;
     },
   },
