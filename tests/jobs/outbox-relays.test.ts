@@ -6,7 +6,9 @@ import type { Db } from "../../lib/db";
 import * as schema from "../../lib/db/schema";
 import { jobEvents } from "../../lib/db/schema/jobs";
 import { assetProcessingRequested } from "../../lib/jobs/events";
-import { backlog, defaultRetryDelayMs, OutboxRelay, setRetryDelay, stageEvent } from "../../lib/jobs/outbox";
+import { eventOutbox } from "../../lib/db/schema/event-outbox";
+import { backlog, defaultRetryDelayMs, handOff, OutboxRelay, setRetryDelay, stageEvent } from "../../lib/jobs/outbox";
+import { pausedForMs } from "../../lib/jobs/outbox/state";
 import { embeddedJobSender, type JobSender } from "../../lib/jobs/send";
 import { jobsDb, waitFor } from "./helpers";
 
@@ -76,4 +78,35 @@ it(`three relays storing into the embedded executor's tables: ${ROWS} job events
   expect(stored.map((e) => e.key).sort()).toEqual([...ids].sort());
   const [{ n }] = await db.select({ n: count() }).from(jobEvents).where(inArray(jobEvents.dedupeKey, ids));
   expect(n).toBe(ROWS);
+});
+
+it("an event the job system keeps refusing waits on its own backoff, kept; it holds back no other event", { timeout: 60_000 }, async () => {
+  const { db } = await nodes(1);
+  const refused = await stageEvent(db, assetProcessingRequested, { assetId: -1 });
+  for (let i = 0; i < 20; i++) await stageEvent(db, assetProcessingRequested, { assetId: 20_000 + i });
+  const sent: number[] = [];
+  const jobs: JobSender = {
+    async send(_event, data) {
+      const { assetId } = data as { assetId: number };
+      if (assetId === -1) throw new Error("413 event too large (injected)");
+      sent.push(assetId);
+    },
+  };
+  const deps = { db, clock: () => new Date(), jobs };
+  const relay = new OutboxRelay({ deps: async () => deps, pollMs: 50, batchSize: 5, retryDelayMs: (n) => 20 * n });
+  relay.start();
+  try {
+    await waitFor(async () => sent.length === 20 && (await db.select().from(eventOutbox)).every((r) => r.attempts >= 4), 30_000, "the others sent and the refused one tried 4 times");
+    // Failing again after its first attempts, it no longer pauses the process: a write's own event goes out inline.
+    await waitFor(async () => pausedForMs() === 0, 5_000, "no pause");
+    const id = await stageEvent(db, assetProcessingRequested, { assetId: 30_000 });
+    await handOff(deps, [id]);
+    expect(sent.at(-1)).toBe(30_000);
+    const [row] = await db.select().from(eventOutbox);
+    expect([row.id, row.lastError]).toEqual([refused, "413 event too large (injected)"]);
+    expect((await backlog(db)).rows).toBe(1);
+  } finally {
+    await relay.stop();
+    setRetryDelay(defaultRetryDelayMs);
+  }
 });

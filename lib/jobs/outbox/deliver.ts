@@ -11,7 +11,8 @@ export type RelayDeps = Pick<Deps, "db" | "jobs" | "clock">;
 /** Which rows to hand on: a write's own (by id, right after its commit), or the oldest due ones. */
 export type Selection = { ids: string[] } | { due: number };
 
-export type Delivered = { taken: number; handed: number; failed: number; error?: string };
+/** `outage`: a row failed within its first attempts, which most likely means the job system is down. */
+export type Delivered = { taken: number; handed: number; failed: number; error?: string; outage?: boolean };
 
 /**
  * How long a relay holds rows it is sending to a job system elsewhere: a relay that dies holding
@@ -19,6 +20,15 @@ export type Delivered = { taken: number; handed: number; failed: number; error?:
  * another relay, which the event id makes harmless.
  */
 const LEASE_MS = 60_000;
+
+/**
+ * A row failing within its first attempts points at the job system (down, unreachable); one that
+ * keeps failing after that, alone, is more likely refused for itself (too large for an Inngest
+ * server, say). Only the first kind pauses this process: a refused row must not hold back the
+ * other events (nor mark the node unready); it waits on its own backoff, and is never given up.
+ */
+const FRESH_ATTEMPTS = 3;
+const fresh = (row: EventOutboxRow) => row.attempts < FRESH_ATTEMPTS;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const toStored = (row: EventOutboxRow): StoredJobEvent => ({ id: row.id, name: row.name, data: row.data, ts: row.createdAt.getTime() });
@@ -45,13 +55,14 @@ async function deliverInTransaction(deps: RelayDeps, store: NonNullable<JobSende
         const one = await deliverInTransaction(deps, store, { ids: [row.id] });
         total.handed += one.handed;
         total.failed += one.failed;
+        total.outage ||= one.outage;
       }
       return total;
     }
     const [row] = taken;
     await releaseFailed(deps.db, [row.id], rowRetryDelayMs(row.attempts + 1), messageOf(err));
     logStubbornRow(row, err);
-    return { taken: 1, handed: 0, failed: 1, error: messageOf(err) };
+    return { taken: 1, handed: 0, failed: 1, error: messageOf(err), outage: fresh(row) };
   }
   if (taken.length) notifyWork();
   return { taken: taken.length, handed: taken.length, failed: 0 };
@@ -59,8 +70,9 @@ async function deliverInTransaction(deps: RelayDeps, store: NonNullable<JobSende
 
 /**
  * A job system elsewhere (an Inngest server): lease the rows, send each with its row id as the
- * event id, delete what was sent. At the first failure the batch stops (the server is most likely
- * unreachable): the failed row waits on its own backoff, the untried ones until the pause ends.
+ * event id, delete what was sent. At the first failure the batch stops: the failed row waits on its
+ * own backoff, the untried ones until the pause ends (the server is most likely unreachable), or
+ * are due again at once when the failed row had failed before (most likely refused for itself).
  */
 async function deliverBySending(deps: RelayDeps, which: Selection): Promise<Delivered> {
   const rows = "ids" in which ? await leaseByIds(deps.db, which.ids, LEASE_MS) : await leaseDue(deps.db, which.due, LEASE_MS);
@@ -74,9 +86,10 @@ async function deliverBySending(deps: RelayDeps, which: Selection): Promise<Deli
     } catch (err) {
       await deleteRows(deps.db, sent);
       await releaseFailed(deps.db, [row.id], rowRetryDelayMs(row.attempts + 1), messageOf(err));
-      await releaseUntried(deps.db, rows.slice(i + 1).map((r) => r.id), sent.length ? 0 : recordFailure(messageOf(err)));
+      const outage = sent.length === 0 && fresh(row);
+      await releaseUntried(deps.db, rows.slice(i + 1).map((r) => r.id), outage ? recordFailure(messageOf(err)) : 0);
       logStubbornRow(row, err);
-      return { taken: rows.length, handed: sent.length, failed: 1, error: messageOf(err) };
+      return { taken: rows.length, handed: sent.length, failed: 1, error: messageOf(err), outage };
     }
   }
   await deleteRows(deps.db, sent);
@@ -93,7 +106,7 @@ export async function deliver(deps: RelayDeps, which: Selection): Promise<Delive
   const store = deps.jobs.storeInTransaction?.bind(deps.jobs);
   const result = store ? await deliverInTransaction(deps, store, which) : await deliverBySending(deps, which);
   if (result.handed > 0) recordSuccess();
-  else if (result.failed > 0 && store) recordFailure(result.error ?? "refused");
+  else if (result.failed > 0 && store && result.outage) recordFailure(result.error ?? "refused");
   return result;
 }
 
