@@ -20,7 +20,7 @@ let nextCalls = 0;
 
 beforeAll(async () => {
   deps = await useTestDeps();
-  fs.mkdirSync(embeddedLayout().root, { recursive: true });
+  fs.rmSync(embeddedLayout().root, { recursive: true, force: true }); // a new install: the store has written nothing yet
   server = createEaselServer(() => {
     nextCalls++;
     return new Promise(() => undefined); // still starting

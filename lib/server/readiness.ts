@@ -38,7 +38,12 @@ async function storage() {
     const [exists] = await gcs.storage.bucket(gcs.bucket).exists();
     if (!exists) throw new Error(`the bucket ${gcs.bucket} does not exist`);
   }
-  if (!s3 || !gcs) await fs.access(embeddedLayout().root, fs.constants.W_OK);
+  if (!s3 || !gcs) {
+    // The store makes its folder on its first write; a new install is ready before that.
+    const root = embeddedLayout().root;
+    await fs.mkdir(root, { recursive: true, mode: 0o700 });
+    await fs.access(root, fs.constants.W_OK);
+  }
 }
 
 const CHECKS: Record<CheckName, () => Promise<unknown>> = { database, storage, jobs: jobsReadiness };

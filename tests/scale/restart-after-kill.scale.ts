@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import { exited } from "../helpers/child-process";
  * (the lock the dead server left names a pid that may be anyone's by now) and every write that was
  * answered before the kill must still be there. Needs a build, no PostgreSQL.
  */
-const ROUNDS = 20;
+const ROUNDS = Number(process.env.EASEL_KILL_ROUNDS ?? 20);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-kill9-"));
 const env = { EASEL_DATA_DIR: dataDir, DATABASE_URL: undefined, TEST_DATABASE_URL: undefined, EASEL_RATE_LIMIT_PER_MIN: "100000" };
 let appDir: string;
@@ -73,5 +74,34 @@ describe("kill -9 of the server's process group, then an immediate start", () =>
     expect(second.log()).toMatch(/another Easel server \(pid \d+\) is using the embedded database/);
     const r = await fetch(`${node.origin}/v1/kill9/boards`, { headers: { authorization: `Bearer ${token}` } });
     expect(r.status).toBe(200);
+  }, 120_000);
+
+  it("answers /healthz and /readyz, and on SIGTERM finishes a request in flight and exits 0", async () => {
+    const health = await fetch(`${node.origin}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get("x-request-id")).toBeTruthy();
+    const ready = await fetch(`${node.origin}/readyz`);
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", storage: "ok", jobs: "ok" } });
+    // A request still sending its body when SIGTERM arrives is answered before the server exits.
+    const slow = new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ board: { title: "sent during shutdown" } });
+      const req = http.request(`${node.origin}/v1/kill9/boards`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": String(body.length) } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 1_500);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const stoppedAt = Date.now();
+    process.kill(-node.child.pid!, "SIGTERM");
+    expect(await slow).toBe(201);
+    await exited(node.child);
+    console.log(`[kill9] SIGTERM to exit: ${Date.now() - stoppedAt} ms, exit code ${node.child.exitCode}`);
+    expect(node.child.exitCode).toBe(0);
+    node = await start();
+    const after = await fetch(`${node.origin}/v1/kill9/boards`, { headers: { authorization: `Bearer ${token}` } });
+    expect(after.status).toBe(200);
   }, 120_000);
 });
