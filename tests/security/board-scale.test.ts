@@ -37,7 +37,13 @@ const CHAIN_LENGTH = MAX_BOARD_DEPTH - 1;
  * entry over 2,704 bytes, which a chain reaches at roughly 350-800 levels depending on id length.
  */
 const LEGACY_DEPTH = 300;
-const MAX_LOOP_DELAY_MS = 100;
+/**
+ * Far below the failure this guards against (one board-token read of a deep chain held the loop
+ * for 2-4 s) and far enough above what a healthy run takes for a shared CI machine: PGlite's
+ * queries run on this thread, and the same workload measured 70-74 ms on one quiet VM and
+ * 100-122 ms on another (the commit before any of this session's changes included).
+ */
+const MAX_LOOP_DELAY_MS = 250;
 const OTHER_TENANT_P99_MS = 50;
 
 let deps: Awaited<ReturnType<typeof useTestDeps>>;
@@ -193,7 +199,7 @@ async function moves(round: number) {
 }
 
 describe("5,000 boards in one workspace", () => {
-  it("no board-token read, search, media GET or move blocks the loop over 100 ms; another workspace stays under 50 ms p99", async () => {
+  it("no board-token read, search, media GET or move blocks the loop over 250 ms; another workspace stays under 50 ms p99", async () => {
     const tokens = {
       root: await newBoardToken(deps.db, ws, root.token, { expiresIn: 3600 }),
       legacy: await newBoardToken(deps.db, ws, legacy[0].token, { expiresIn: 3600 }),
