@@ -44,7 +44,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`error: ${(err as Error).message}`);
+    // A failed query's message names only the statement; its cause says why it failed.
+    const cause = (err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : "";
+    console.error(`error: ${(err as Error).message}${cause}`);
     process.exit(1);
   },
 );

@@ -176,8 +176,25 @@ export class WireServer {
   /** A client that vanished inside its own transaction must not leave the shared session in it. */
   private async rollbackIfLeftOpen() {
     if (!this.pgOrNull || this.pg.closed) return;
-    if (this.pg.isInTransaction()) await this.pg.exec("ROLLBACK").catch(() => undefined);
+    const pg = this.pg;
+    // Under both locks: an in-process transaction holds them for its whole length, so the session
+    // is in a transaction here only if a socket client left one open. Without them this ROLLBACK
+    // could land between the statements of the server's own transaction and end it.
+    await withExclusiveSession(pg, async () => {
+      if (!pg.isInTransaction()) return;
+      await pg.execProtocolRawStream(simpleQuery("ROLLBACK"), { onRawData: () => undefined });
+    }).catch((err: Error) => console.error(`[easel] could not roll back a transaction a socket client left open: ${err.message}`));
   }
+}
+
+/** A simple-protocol Query message ('Q'). */
+function simpleQuery(text: string): Uint8Array {
+  const body = Buffer.from(`${text}\0`, "utf8");
+  const message = Buffer.alloc(5 + body.length);
+  message.write("Q", 0, "latin1");
+  message.writeInt32BE(4 + body.length, 1);
+  body.copy(message, 5);
+  return new Uint8Array(message);
 }
 
 /**
