@@ -72,7 +72,10 @@ function answerHealth(req, res, stopping) {
   /** @type {(() => Promise<Record<string, "ok" | "unavailable">>) | undefined} */
   const readiness = /** @type {any} */ (globalThis)[READINESS];
   const notReady = Object.fromEntries(CHECKS.map((c) => [c, "unavailable"]));
-  const checks = !readiness || stopping() ? Promise.resolve(notReady) : readiness().catch(() => notReady);
+  const checks = !readiness || stopping() ? Promise.resolve(notReady) : readiness().catch((/** @type {Error} */ err) => {
+        console.error(`[easel] readiness checks failed to run: ${err.message}`);
+        return notReady;
+      });
   void checks.then((result) => {
     const ok = CHECKS.every((c) => result[c] === "ok");
     sendJson(res, ok ? 200 : 503, { status: ok ? "ready" : "not_ready", checks: Object.fromEntries(CHECKS.map((c) => [c, result[c] ?? "unavailable"])) });

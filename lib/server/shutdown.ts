@@ -35,7 +35,11 @@ export async function shutdownApp(graceMs: number): Promise<void> {
       }
     }),
   );
-  const db = await serverDb().catch(() => null);
+  const db = await serverDb().catch((err: Error) => {
+    // Nothing to close: the database never opened in this process.
+    console.warn(`[easel] shutdown: no database to close (${err.message})`);
+    return null;
+  });
   await db?.close();
 }
 

@@ -160,7 +160,9 @@ export function release(dataDir: string, instance: string) {
   let lock: LockInfo | null;
   try {
     lock = readLock(dataDir);
-  } catch {
+  } catch (err) {
+    // Left in place: the next owner proves this instance gone and takes the lock over.
+    console.warn(`[easel] could not read the data-dir lock to release it (${(err as Error).message}); it is left for the next start to take over`);
     return;
   }
   if (lock?.instance !== instance) return;
