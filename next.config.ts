@@ -10,6 +10,9 @@ const nextConfig: NextConfig = {
     "@ffmpeg-installer/ffmpeg",
     "@ffprobe-installer/ffprobe",
     "@google-cloud/storage",
+    "pino",
+    "pino-pretty",
+    "prom-client",
   ],
   poweredByHeader: false,
   // The API answers JSON only: nothing there is to be sniffed, rendered with scripts, framed, or

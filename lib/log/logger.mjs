@@ -1,0 +1,169 @@
+// @ts-check
+/**
+ * Easel's one logger (docs/operations.md, "Logs"): pino, one JSON object per line on stdout with
+ * `level` (a name: "info", "warn", ...), `time` (ISO 8601) and `msg`. `EASEL_LOG_LEVEL` picks the
+ * least severe level written (default info); `EASEL_LOG_FORMAT=pretty` writes coloured lines for
+ * people instead (pino-pretty, in this process: no worker thread to lose lines at exit).
+ *
+ * Plain JavaScript because both sides of the process use it: Easel's node:http server
+ * (lib/server/*.mjs, not bundled) and the app that Next.js bundles. The logger and the request
+ * context live on global symbols so that both see one instance and one stdout stream.
+ *
+ * Context without threading loggers through every call: code that runs for a request or a job run
+ * calls `withLogContext({ request_id })` / `withLogContext({ run_id, function })`, and every line
+ * logged inside it, however deep, carries those fields (AsyncLocalStorage).
+ *
+ * Nothing secret is written: the fields named in REDACTED_PATHS are replaced whole, and every
+ * string of a line (message, error message and stack, any field) is scrubbed of API tokens,
+ * bearer credentials, JWTs and the signing parts of presigned URLs (scrubSecrets).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import pino from "pino";
+import pinoPretty from "pino-pretty";
+
+const LEVELS = /** @type {const} */ (["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+/** Fields whose whole value is a credential, wherever a caller puts them. */
+const REDACTED_PATHS = [
+  "authorization",
+  "headers.authorization",
+  "headers.cookie",
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "token",
+  "secret",
+  "password",
+  "signature",
+  "*.authorization",
+  "*.token",
+  "*.secret",
+  "*.password",
+  "*.signature",
+];
+
+/**
+ * What a credential looks like inside free text, and what it is replaced with. Presigned URLs keep
+ * their path (useful to follow a request) but lose every signing parameter.
+ * @type {Array<[RegExp, string]>}
+ */
+const SECRET_PATTERNS = [
+  [/\beasel_[A-Za-z0-9_-]{8,}/g, "easel_[redacted]"],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+\/=-]+/gi, "$1 [redacted]"],
+  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+/g, "[redacted jwt]"],
+  [/([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential|Signature|GoogleAccessId|AWSAccessKeyId|sig|token|access_token)=)[^&\s"'#]+/gi, "$1[redacted]"],
+  [/(Signature=)[0-9a-f]{16,}/gi, "$1[redacted]"],
+];
+
+/**
+ * Every credential-looking part of `text` replaced (see SECRET_PATTERNS).
+ * @param {unknown} text
+ * @returns {string}
+ */
+export function scrubSecrets(text) {
+  let out = String(text);
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/**
+ * Strings scrubbed at any depth (bounded: a log line is small and never cyclic past pino's own guard).
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function scrubValue(value, depth = 0) {
+  if (typeof value === "string") return scrubSecrets(value);
+  if (depth > 6 || value === null || typeof value !== "object") return value;
+  if (value instanceof Error) return scrubValue(pino.stdSerializers.err(value), depth + 1);
+  if (Array.isArray(value)) return value.map((/** @type {unknown} */ v) => scrubValue(v, depth + 1));
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrubValue(v, depth + 1);
+  return out;
+}
+
+/** EASEL_LOG_LEVEL, checked: an unknown level stops the start with a clear message. */
+export function logLevelFromEnv(value = process.env.EASEL_LOG_LEVEL) {
+  if (value === undefined || value === "") return "info";
+  const level = value.toLowerCase();
+  if (!LEVELS.includes(/** @type {any} */ (level))) throw new Error(`EASEL_LOG_LEVEL must be one of ${LEVELS.join(", ")}, got "${value}"`);
+  return level;
+}
+
+/** EASEL_LOG_FORMAT: "json" (default) or "pretty". */
+export function logFormatFromEnv(value = process.env.EASEL_LOG_FORMAT) {
+  if (value === undefined || value === "" || value === "json") return "json";
+  if (value === "pretty") return "pretty";
+  throw new Error(`EASEL_LOG_FORMAT must be "json" or "pretty", got "${value}"`);
+}
+
+/**
+ * A logger writing to `destination` (stdout by default; tests pass a stream to read lines back).
+ * @param {{ level?: string, format?: string, destination?: NodeJS.WritableStream }} [options]
+ */
+export function createLogger(options = {}) {
+  const level = options.level ?? logLevelFromEnv();
+  const format = options.format ?? logFormatFromEnv();
+  /** @type {pino.LoggerOptions} */
+  const config = {
+    level,
+    base: undefined, // no pid/hostname on every line: the orchestrator knows them
+    timestamp: pino.stdTimeFunctions.isoTime,
+    messageKey: "msg",
+    formatters: {
+      level: (label) => ({ level: label }),
+      log: (object) => /** @type {Record<string, unknown>} */ (scrubValue(object)),
+    },
+    hooks: {
+      logMethod(args, method) {
+        // The message (and printf-style arguments) are scrubbed like every field.
+        method.apply(this, /** @type {any} */ (args.map((a) => (typeof a === "string" ? scrubSecrets(a) : a))));
+      },
+    },
+    mixin: () => logContext.getStore() ?? {},
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    // Errors are serialized (type, message, stack, cause) by scrubValue, before scrubbing.
+    serializers: { err: (err) => err },
+  };
+  if (format === "pretty") {
+    return pino(config, pinoPretty({ destination: options.destination ?? 1, sync: true, colorize: true }));
+  }
+  return pino(config, options.destination ?? pino.destination({ dest: 1, sync: true }));
+}
+
+/** @typedef {{ logger: pino.Logger | undefined, context: AsyncLocalStorage<Record<string, unknown>> }} LogState */
+
+const STATE = Symbol.for("easel.log");
+/** @type {LogState} */
+const state = /** @type {any} */ (globalThis)[STATE] ?? (/** @type {any} */ (globalThis)[STATE] = { logger: undefined, context: new AsyncLocalStorage() });
+const logContext = state.context;
+
+/** The process's logger (made on first use, from the environment). */
+export function log() {
+  return (state.logger ??= createLogger());
+}
+
+/**
+ * Replaces the process's logger (tests that read the lines back). Returns the previous one.
+ * @param {pino.Logger | undefined} logger
+ */
+export function setLogger(logger) {
+  const previous = state.logger;
+  state.logger = logger;
+  return previous;
+}
+
+/**
+ * Runs `fn` with `fields` added to every line it logs (nested contexts merge).
+ * @template T
+ * @param {Record<string, unknown>} fields
+ * @param {() => T} fn
+ * @returns {T}
+ */
+export function withLogContext(fields, fn) {
+  return logContext.run({ ...(logContext.getStore() ?? {}), ...fields }, fn);
+}
+
+/** The fields of the context the caller runs in (e.g. the request id), or an empty object. */
+export function currentLogContext() {
+  return logContext.getStore() ?? {};
+}
