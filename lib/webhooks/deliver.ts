@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { triggers, webhookDeliveries, type Trigger } from "../db/schema";
 import type { Deps } from "../deps";
+import { countWebhookDelivery } from "../metrics/registry.mjs";
 import { safeFetch, type SafeResponse } from "../net/safe-fetch";
 import { UrlGuardError, type UrlPolicy } from "../net/url-guard";
 import { serializePayload } from "./payload";
@@ -53,7 +54,10 @@ function whyNotLive(trigger: Trigger | undefined, now: Date): Extract<AttemptRes
 export async function attemptDelivery(deps: Deps, msg: DeliveryMessage, opts: AttemptOptions = {}): Promise<AttemptResult> {
   const [trigger] = await deps.db.select().from(triggers).where(eq(triggers.id, msg.triggerId)).limit(1);
   const notLive = whyNotLive(trigger, deps.clock());
-  if (notLive) return { outcome: "skipped", reason: notLive };
+  if (notLive) {
+    countWebhookDelivery("skipped");
+    return { outcome: "skipped", reason: notLive };
+  }
 
   const body = serializePayload(msg.payload);
   // The signature's timestamp is wall-clock time, not lib/clock: receivers check it against their
@@ -80,6 +84,8 @@ export async function attemptDelivery(deps: Deps, msg: DeliveryMessage, opts: At
   if (res && !ok) error = describeStatus(res);
 
   const attempt = await logAttempt(deps, msg, trigger, { ok, responseStatus: res?.status ?? null, error, durationMs });
+  // Counted once the attempt is in the delivery log, as the log counts it.
+  countWebhookDelivery(ok ? "delivered" : res?.status === 410 ? "gone" : "failed");
   if (ok) return { outcome: "delivered", attempt, responseStatus: res!.status };
   if (res?.status === 410) {
     await deps.db

@@ -1,6 +1,8 @@
 import type { Clock } from "../../clock";
 import type { Db } from "../../db";
 import type { JobFunction } from "../../db/schema/jobs";
+import { log } from "../../log/logger.mjs";
+import { countJobRun } from "../../metrics/registry.mjs";
 import { callBody, interpretAnswer, type CallAnswer, type Outcome } from "./protocol";
 import { onWork, notifyWork } from "./signal";
 import { signedBody } from "./signing";
@@ -8,7 +10,7 @@ import { fireDueCrons, nextCronAt } from "./store/crons";
 import { dropItem, functionCache, loadCallState, markRunStarted, type CallState } from "./store/load";
 import { claimBatch, nextDueAt, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
 import { settleCall, settleWake, unlease, type SettleInput, type Settled } from "./store/settle";
-import { syncFunctions, type SyncLog } from "./sync";
+import { syncFunctions } from "./sync";
 import type { Transport } from "./transport";
 
 export type ExecutorOptions = {
@@ -26,7 +28,18 @@ export type ExecutorOptions = {
   backoffMs?: (attempt: number) => number;
   /** Only when this process is the database's sole user (embedded PGlite): leases left over are from its own previous life. */
   reclaimLeasesOnStart?: boolean;
-  log?: SyncLog & { info: (msg: string) => void };
+  /** Where the executor reports; the process's logger by default. `fields` are structured context (`err`, `run_id`). */
+  log?: ExecutorLog;
+};
+
+type Fields = Record<string, unknown>;
+export type ExecutorLog = { info: (msg: string, fields?: Fields) => void; warn: (msg: string, fields?: Fields) => void; error: (msg: string, fields?: Fields) => void };
+
+/** The process's logger, every line marked as the job executor's. */
+const processLog: ExecutorLog = {
+  info: (msg, fields) => log().info({ component: "jobs", ...fields }, msg),
+  warn: (msg, fields) => log().warn({ component: "jobs", ...fields }, msg),
+  error: (msg, fields) => log().error({ component: "jobs", ...fields }, msg),
 };
 
 /** 10 s, 20 s, 40 s … capped at one hour, ±20 % so that failures of many runs spread out. */
@@ -67,7 +80,7 @@ export class Executor {
       leaseMs: 30_000,
       backoffMs: defaultBackoffMs,
       reclaimLeasesOnStart: false,
-      log: { info: (m) => console.log(m), warn: (m) => console.warn(m), error: (m) => console.error(m) },
+      log: processLog,
       ...options,
     } as Executor["o"];
     this.functions = functionCache(options.db);
@@ -78,7 +91,7 @@ export class Executor {
     if (this.running) return;
     this.running = true;
     this.unsubscribe = onWork(() => this.poke());
-    this.loop = this.main().catch((err) => this.o.log.error(`[jobs] executor stopped: ${(err as Error).stack ?? err}`));
+    this.loop = this.main().catch((err) => this.o.log.error(`executor stopped: ${(err as Error).message}`, { err }));
   }
 
   /** Stops leasing; waits for calls in flight up to `graceMs` (the rest run again after a restart). */
@@ -111,10 +124,10 @@ export class Executor {
     for (let delay = 250; this.running; delay = Math.min(delay * 2, 10_000)) {
       try {
         const fns = await this.sync();
-        this.o.log.info(`[jobs] embedded executor synced ${fns.length} function(s) from ${this.o.serveUrl}`);
+        this.o.log.info(`embedded executor synced ${fns.length} function(s)`, { functions: fns.length, serve_url: this.o.serveUrl });
         break;
       } catch (err) {
-        if (delay >= 4000) this.o.log.warn(`[jobs] waiting for the serve route: ${(err as Error).message}`);
+        if (delay >= 4000) this.o.log.warn(`waiting for the serve route: ${(err as Error).message}`, { err });
         // Events sent meanwhile must not turn this wait into a busy loop: they wait for the sync.
         this.pending = false;
         await this.idle(delay);
@@ -122,7 +135,7 @@ export class Executor {
     }
     if (this.running && this.o.reclaimLeasesOnStart) {
       const n = await releaseAllLeases(this.o.db);
-      if (n) this.o.log.info(`[jobs] resumed ${n} call(s) interrupted by the previous shutdown`);
+      if (n) this.o.log.info(`resumed ${n} call(s) interrupted by the previous shutdown`, { calls: n });
     }
     // A failing loop (the database unreachable) retries with a growing pause, up to five polls, and
     // logs the first failure of a run of them, every tenth after it, and the recovery: an outage
@@ -131,11 +144,11 @@ export class Executor {
     while (this.running) {
       try {
         await this.tick();
-        if (failures) this.o.log.info(`[jobs] executor loop running again after ${failures} failed attempt(s)`);
+        if (failures) this.o.log.info(`executor loop running again after ${failures} failed attempt(s)`, { failures });
         failures = 0;
       } catch (err) {
         failures++;
-        if (failures === 1 || failures % 10 === 0) this.o.log.error(`[jobs] executor loop (attempt ${failures}): ${(err as Error).message}`);
+        if (failures === 1 || failures % 10 === 0) this.o.log.error(`executor loop (attempt ${failures}): ${(err as Error).message}`, { err, failures });
         await this.idle(this.o.pollMs * Math.min(5, 2 ** (failures - 1)));
       }
     }
@@ -209,7 +222,7 @@ export class Executor {
       }
     } catch (err) {
       // The item keeps its lease until it runs out, then runs again.
-      this.o.log.error(`[jobs] run ${first.runId}: ${(err as Error).message}`);
+      this.o.log.error(`run ${first.runId}: ${(err as Error).message}`, { err, run_id: first.runId });
     }
   }
 
@@ -226,14 +239,14 @@ export class Executor {
     const fn = await this.functions.get(state.run.functionId);
     if (!fn) {
       const error = { name: "FunctionNotFound", message: `Function ${state.run.functionId} is no longer served` };
-      return this.settle(item, { kind: "error", retriable: false, error }, 1, { status: 0, startedAt, durationMs: 0, requestVersion: null });
+      return this.settle(item, state.run.functionId, { kind: "error", retriable: false, error }, 1, { status: 0, startedAt, durationMs: 0, requestVersion: null });
     }
     // A run claimed by claimBatch is marked started by the claim; one reloaded here may not be.
     if (!known && state.run.status === "queued") await markRunStarted(db, item.runId, startedAt);
     const answer = await this.call(item, state, fn);
     const outcome = interpretAnswer(answer, Date.now());
     const version = Number(answer.headers["x-inngest-req-version"]);
-    return this.settle(item, outcome, fn.maxAttempts, {
+    return this.settle(item, state.run.functionId, outcome, fn.maxAttempts, {
       status: answer.status,
       startedAt,
       durationMs: Math.round(performance.now() - t0),
@@ -241,8 +254,10 @@ export class Executor {
     });
   }
 
-  private async settle(item: ClaimedItem, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<Settled> {
+  private async settle(item: ClaimedItem, functionId: string, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<Settled> {
     const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call });
+    // The settle that ended the run says so once: a lost lease or an ended run is labelled otherwise.
+    if (settled.label === "completed" || settled.label === "failed") countJobRun(functionId, settled.label);
     // New work for other workers (planned steps, a failure handler's run) only appears when this one does not go on.
     if (!settled.next) notifyWork();
     return settled;
@@ -261,8 +276,8 @@ export class Executor {
     const { body, signature } = signedBody(payload, this.o.signingKey);
     const renew = setInterval(() => {
       renewLease(this.o.db, item, this.o.leaseMs)
-        .then((held) => held || this.o.log.warn(`[jobs] run ${item.runId}: lease lost during a call; its result will be dropped`))
-        .catch((err) => this.o.log.warn(`[jobs] lease renewal failed: ${(err as Error).message}`));
+        .then((held) => held || this.o.log.warn(`run ${item.runId}: lease lost during a call; its result will be dropped`, { run_id: item.runId }))
+        .catch((err) => this.o.log.warn(`lease renewal failed: ${(err as Error).message}`, { err, run_id: item.runId }));
     }, Math.max(250, Math.floor(this.o.leaseMs / 3)));
     try {
       return await this.o.transport({

@@ -3,8 +3,10 @@ import type { Db } from "../../db";
 import { env } from "../../env";
 import { getSecret } from "../../secrets";
 import type { ServeHandlers } from "../serve";
+import { setQueueDepthSource } from "../../metrics/registry.mjs";
 import { Executor } from "./executor";
 import { signingKeyFromSecret } from "./signing";
+import { queueDepth } from "./store/queue";
 import { inProcessTransport } from "./transport";
 
 export { Executor, defaultBackoffMs, type ExecutorOptions } from "./executor";
@@ -44,5 +46,7 @@ export async function startEmbeddedExecutor(db: Db, opts: { exclusive: boolean; 
     reclaimLeasesOnStart: opts.exclusive,
   });
   executor.start();
+  // /metrics reads the queue's depth from this node's database, on the executor's clock.
+  setQueueDepthSource(() => queueDepth(db, systemClock()));
   return executor;
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import type { Clock } from "../../clock";
 import { takeBody } from "../../http/request-body";
+import { countUploadBytes } from "../../metrics/registry.mjs";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
@@ -117,6 +118,7 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
     }
     case "PUT": {
       const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
+      countUploadBytes(received.size);
       const md5 = received.md5.toString("hex");
       const contentType = req.headers.get("content-type") || "application/octet-stream";
       const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };

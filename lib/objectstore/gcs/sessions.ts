@@ -6,6 +6,7 @@ import { readJson, writeJsonAtomic } from "../disk/atomic";
 import { isValidId, randomId, type Layout } from "../disk/layout";
 import { withLock } from "../disk/lock";
 import { bucketExists, commitObject, NoSuchBucketError, type ObjectRecord, type StoredHeaders } from "../disk/objects";
+import { countUploadBytes } from "../../metrics/registry.mjs";
 import { BodyError, pumpBody, type Body } from "../disk/receive";
 import { gcsErrors } from "./errors";
 
@@ -105,6 +106,7 @@ export async function writeChunk(lay: Layout, id: string, body: Body, range: Chu
       const pumped = await pumpBody(fh, committed, body, { hashes: [hash], maxBytes: declared === null ? room : Math.max(0, declared - skip), skip });
       stored = pumped.written;
       const received = pumped.consumed;
+      countUploadBytes(received);
       if (declared !== null && received < declared) throw new BodyError("incomplete", `received ${received} of the ${declared} bytes in Content-Range`);
       const end = committed + stored;
       if (range === "whole" && session.total !== null && end !== session.total) {

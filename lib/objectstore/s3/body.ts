@@ -4,6 +4,7 @@ import type { Layout } from "../disk/layout";
 import { BodyError, iterate, receiveToTemp, type Received } from "../disk/receive";
 import type { StoredHeaders } from "../disk/objects";
 import { takeBody } from "../../http/request-body";
+import { countUploadBytes } from "../../metrics/registry.mjs";
 import { S3Error } from "./errors";
 import type { PayloadPolicy } from "./sigv4";
 
@@ -30,6 +31,8 @@ export async function receiveObjectBody(lay: Layout, req: Request, payload: Payl
   } catch (err) {
     throw err instanceof BodyError ? bodyErrorToS3(err) : err;
   }
+  // Received, whether or not the checks below then refuse it (bytes that crossed the network).
+  countUploadBytes(received.size);
   const problem =
     declaredMd5 && !declaredMd5.equals(received.md5)
       ? new S3Error("BadDigest", "The Content-MD5 you specified did not match what we received.", 400)

@@ -108,3 +108,20 @@ export async function nextDueAt(db: Db): Promise<Date | null> {
   const at = rows[0]?.at;
   return at ? new Date(at) : null;
 }
+
+/**
+ * The queue's depth for /metrics, in one statement over job_queue (a row per outstanding call or
+ * sleep, not per run ever made): due now and waiting for a worker (a full concurrency group keeps
+ * an item here), scheduled for later (a retry's backoff, a sleep), leased (a call in flight).
+ */
+export async function queueDepth(db: Db, now: Date): Promise<{ due: number; scheduled: number; leased: number }> {
+  const [row] = await queryRows<{ due: number | string; scheduled: number | string; leased: number | string }>(
+    db,
+    sql`select
+        count(*) filter (where lease_until >= clock_timestamp()) as leased,
+        count(*) filter (where (lease_until is null or lease_until < clock_timestamp()) and available_at <= ${now.toISOString()}::timestamptz) as due,
+        count(*) filter (where (lease_until is null or lease_until < clock_timestamp()) and available_at > ${now.toISOString()}::timestamptz) as scheduled
+      from job_queue`,
+  );
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), leased: Number(row?.leased ?? 0) };
+}
