@@ -1,8 +1,21 @@
 /**
- * Fixed one-minute windows per bucket (API token, board access token, or client address for
- * unauthenticated calls), kept in this process's memory: with several app nodes each node counts
- * on its own (docs/scaling.md).
+ * Rate limits (contract §1, §10): fixed one-minute windows per bucket (API token, board access
+ * token, web session, or client address for unauthenticated calls).
+ *
+ * Where they are counted (docs/scaling.md, "Limits across nodes"):
+ * - On PostgreSQL (DATABASE_URL), in the database (rate-limit-store.ts), so that a token's budget
+ *   is the sum over every app node: one upsert, one round trip, per request.
+ * - On the embedded database (PGlite), in this process's memory: one process owns the data dir,
+ *   so its memory already sees every request, and a counter there costs nothing.
+ * - When the database cannot count (unreachable, or any error), in this process's memory as well,
+ *   for BREAKER_MS: a request is never refused or failed by the limiter alone, and a node keeps
+ *   limiting on its own meanwhile (the deployment-wide sum is then at most nodes × limit).
  */
+import { databaseErrorCode } from "../db/unavailable";
+import { isSingleSession, type DbOrTx } from "../db/types";
+import { log } from "../log/logger.mjs";
+import { consumeShared, sweepDue, sweepRateWindows } from "./rate-limit-store";
+
 export type RateState = { limit: number; remaining: number; resetSeconds: number; limited: boolean };
 
 type Window = { startedAt: number; count: number };
@@ -11,6 +24,7 @@ const MAX_BUCKETS = 100_000;
 
 const windows: Map<string, Window> = ((globalThis as { __easelRate?: Map<string, Window> }).__easelRate ??= new Map());
 
+/** Counts in this process's memory only (the embedded database's counter, and the fallback). */
 export function consume(bucket: string, limit: number, nowMs = Date.now()): RateState {
   let w = windows.get(bucket);
   if (!w || nowMs - w.startedAt >= WINDOW_MS) {
@@ -25,6 +39,57 @@ export function consume(bucket: string, limit: number, nowMs = Date.now()): Rate
 
 function sweep(nowMs: number) {
   for (const [key, w] of windows) if (nowMs - w.startedAt >= WINDOW_MS) windows.delete(key);
+}
+
+/**
+ * After the database failed to count, this node counts in memory for this long before trying the
+ * database again: during an outage each request would otherwise wait for its own failed attempt
+ * (up to the pool's backoff) just to learn that the counter is down.
+ */
+const BREAKER_MS = 5_000;
+
+type Fallback = { untilMs: number; since: number; requests: number };
+const fallback: Fallback = ((globalThis as { __easelRateFallback?: Fallback }).__easelRateFallback ??= { untilMs: 0, since: 0, requests: 0 });
+
+/**
+ * Counts one request of `bucket` where the deployment counts (above): the shared table on
+ * PostgreSQL, memory on the embedded database or when there is no database (`db` null: it could
+ * not be opened). Never throws.
+ */
+export async function countRequest(db: DbOrTx | null, bucket: string, limit: number): Promise<RateState> {
+  if (!db || isSingleSession(db)) return consume(bucket, limit);
+  const nowMs = Date.now();
+  if (nowMs < fallback.untilMs) {
+    fallback.requests += 1;
+    return consume(bucket, limit, nowMs);
+  }
+  try {
+    const state = await consumeShared(db, bucket, limit);
+    if (fallback.since) {
+      log().info({ component: "rate-limit", requests_counted_in_memory: fallback.requests, since: new Date(fallback.since).toISOString() }, "rate limits are counted in the database again");
+      fallback.since = 0;
+      fallback.requests = 0;
+    }
+    if (sweepDue(nowMs)) {
+      sweepRateWindows(db).catch((err) =>
+        log().warn({ component: "rate-limit", err, code: databaseErrorCode(err) }, "could not delete ended rate-limit windows; the next sweep (in a minute) deletes them"),
+      );
+    }
+    return state;
+  } catch (err) {
+    const code = databaseErrorCode(err);
+    if (!fallback.since) {
+      fallback.since = nowMs;
+      // A lost database is an outage the rest of the request will meet too; any other error is a bug.
+      log()[code ? "warn" : "error"](
+        { component: "rate-limit", err, code },
+        "the database could not count a request: this node counts rate limits in its own memory until it can (per node, not across nodes)",
+      );
+    }
+    fallback.untilMs = nowMs + BREAKER_MS;
+    fallback.requests += 1;
+    return consume(bucket, limit, nowMs);
+  }
 }
 
 export function rateHeaders(state: RateState): Record<string, string> {

@@ -8,7 +8,7 @@ import { withCors } from "./cors";
 import { toErrorResponse } from "./envelope";
 import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
 import { readBodyText } from "./parse";
-import { clientAddress, consume, rateHeaders, type RateState } from "./rate-limit";
+import { clientAddress, countRequest, rateHeaders, type RateState } from "./rate-limit";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
@@ -57,18 +57,21 @@ function limitFor(principal: Principal | null) {
  * The one wrapper of every /v1 handler, in this order so statuses are predictable: authenticate
  * (401) → rate limit (429) → board-token gate, API-token-only, webhooks permission, scope (403) →
  * workspace of the path (404) → Idempotency-Key replay → handler. Everything thrown is rendered
- * in the error envelope; every response carries the RateLimit-* headers.
+ * in the error envelope; every response carries the RateLimit-* headers. Limits are counted where
+ * lib/http/rate-limit.ts says: across all nodes on PostgreSQL, in memory on the embedded database.
  */
 export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions, handler: Handler<W>) {
   return async (req: Request, ctx: RouteContext): Promise<Response> => {
     let rate: RateState | null = null;
+    let db: Deps["db"] | null = null; // for the client-address count after a failure
     let response: Response;
     try {
       const params = flattenParams(await ctx.params);
       const nulParam = Object.keys(params).find((k) => params[k].includes("\u0000"));
       const deps = await getDeps();
+      db = deps.db;
       const principal = await authenticate(req, deps);
-      rate = consume(principalKey(principal), limitFor(principal));
+      rate = await countRequest(deps.db, principalKey(principal), limitFor(principal));
       if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
       gate(principal, opts);
       // No stored token or slug holds U+0000 (Postgres text cannot): such a path names nothing.
@@ -81,7 +84,8 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
     } catch (err) {
       response = toErrorResponse(err);
     }
-    rate ??= consume(`ip:${clientAddress(req)}`, limitFor(null));
+    // Unauthenticated (or failed before authenticating): counted against the client address, never refused.
+    rate ??= await countRequest(db, `ip:${clientAddress(req)}`, limitFor(null));
     for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
     return withCors(response);
   };

@@ -13,3 +13,4 @@ export * from "./jobs";
 export * from "./asset-embeddings";
 export * from "./sign-in-failures";
 export * from "./event-outbox";
+export * from "./rate-limit-windows";
