@@ -66,7 +66,8 @@ export class Executor {
   private readonly o: Required<Omit<ExecutorOptions, "log">> & { log: NonNullable<ExecutorOptions["log"]> };
   private running = false;
   private loop: Promise<void> | null = null;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Calls in flight, with the queue item each holds the lease of. */
+  private readonly inFlight = new Map<Promise<void>, ClaimedItem>();
   private wake: (() => void) | null = null;
   private pending = false;
   private unsubscribe: (() => void) | null = null;
@@ -94,7 +95,12 @@ export class Executor {
     this.loop = this.main().catch((err) => this.o.log.error(`executor stopped: ${(err as Error).message}`, { err }));
   }
 
-  /** Stops leasing; waits for calls in flight up to `graceMs` (the rest run again after a restart). */
+  /**
+   * Stops leasing and waits for calls in flight up to `graceMs`. A call still running then gives
+   * its lease back: its run resumes at once on another node, or on this one's next start, instead
+   * of waiting for the lease to run out; the late answer of the abandoned call is dropped (its
+   * settle no longer holds the lease).
+   */
   async stop(graceMs = 10_000) {
     if (!this.running) return;
     this.running = false;
@@ -103,9 +109,25 @@ export class Executor {
     // The loop first: a claim it had under way becomes one more call in flight.
     const drained = (async () => {
       await this.loop;
-      await Promise.all([...this.inFlight]);
+      await Promise.all([...this.inFlight.keys()]);
     })();
-    await Promise.race([drained, sleep(graceMs)]);
+    const inTime = await Promise.race([drained.then(() => true), sleep(graceMs).then(() => false)]);
+    if (inTime || this.inFlight.size === 0) return;
+    const abandoned = [...this.inFlight.values()];
+    const released = await Promise.all(
+      abandoned.map((item) =>
+        unlease(this.o.db, item).then(
+          () => true,
+          (err: Error) => {
+            this.o.log.warn(`run ${item.runId}: could not give back the lease of a call still running at shutdown; it runs again when the lease ends`, { err, run_id: item.runId });
+            return false;
+          },
+        ),
+      ),
+    );
+    this.o.log.info(`stopped with ${abandoned.length} call(s) still running: ${released.filter(Boolean).length} lease(s) given back, their runs resume on the next start`, {
+      runs: abandoned.map((item) => item.runId),
+    });
   }
 
   /** Looks for work now rather than at the next poll. */
@@ -176,7 +198,7 @@ export class Executor {
           this.inFlight.delete(task);
           this.poke();
         });
-        this.inFlight.add(task);
+        this.inFlight.set(task, claim.item);
       }
       if (claims.length < free) break;
     }
