@@ -18,6 +18,7 @@
  * bearer credentials, JWTs and the signing parts of presigned URLs (scrubSecrets).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { Writable } from "node:stream";
 import pino from "pino";
 import pinoPretty from "pino-pretty";
 
@@ -42,16 +43,65 @@ const REDACTED_PATHS = [
 ];
 
 /**
+ * Field names whose value is a credential at any depth of a line (pino's paths above reach only
+ * fixed depths). Compared lowercased; a name ending in `_secret`, `-secret`, `_password` or
+ * `-password` counts too. Names like `asset_token` or `board_token` stay: those are public handles.
+ */
+const REDACTED_KEYS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "password",
+  "passwd",
+  "secret",
+  "token",
+  "signature",
+  "api_key",
+  "apikey",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "session_token",
+  "sessiontoken",
+  "secret_key",
+  "secretaccesskey",
+  "secret_access_key",
+  "signing_key",
+  "private_key",
+  "x-amz-security-token",
+  "x-amz-signature",
+  "x-goog-signature",
+  "webhook-signature",
+]);
+const REDACTED_KEY_SUFFIX = /[_-](secret|password)$/;
+
+/** @param {string} key */
+function isCredentialKey(key) {
+  const k = key.toLowerCase();
+  return REDACTED_KEYS.has(k) || REDACTED_KEY_SUFFIX.test(k);
+}
+
+/**
  * What a credential looks like inside free text, and what it is replaced with. Presigned URLs keep
- * their path (useful to follow a request) but lose every signing parameter.
+ * their path (useful to follow a request) but lose every signing parameter; a URL's password goes,
+ * its user and host stay.
  * @type {Array<[RegExp, string]>}
  */
 const SECRET_PATTERNS = [
-  [/\beasel_[A-Za-z0-9_-]{8,}/g, "easel_[redacted]"],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+\/=-]+/gi, "$1 [redacted]"],
-  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+/g, "[redacted jwt]"],
+  [/\beasel_[A-Za-z0-9_-]{8,}/g, "easel_[redacted]"],
+  [/\bwhsec_[A-Za-z0-9+\/=]{8,}/g, "whsec_[redacted]"],
+  // JWTs (three parts) and JWEs (five, the second empty with direct encryption, as session cookies are).
+  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*){0,2}/g, "[redacted jwt]"],
   [/([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential|Signature|GoogleAccessId|AWSAccessKeyId|sig|token|access_token)=)[^&\s"'#]+/gi, "$1[redacted]"],
+  // The SigV4 Authorization header's form: `Credential=AKID/…, SignedHeaders=…, Signature=<hex>`.
+  [/(\bCredential=)[^,\s&"']+/g, "$1[redacted]"],
   [/(Signature=)[0-9a-f]{16,}/gi, "$1[redacted]"],
+  // A Standard Webhooks signature header value: `v1,<base64 HMAC>`.
+  [/\bv1,[A-Za-z0-9+\/]{32,}={0,2}/g, "v1,[redacted]"],
+  // user:password@ in a URL (a DATABASE_URL in an error message).
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\/\s:@]+:)[^@\s\/]+@/gi, "$1[redacted]@"],
 ];
 
 /**
@@ -66,18 +116,22 @@ export function scrubSecrets(text) {
 }
 
 /**
- * Strings scrubbed at any depth (bounded: a log line is small and never cyclic past pino's own guard).
+ * Strings scrubbed and credential fields replaced at any depth (bounded: a log line is small, and
+ * a cycle stops at the bound). Errors are serialized first (type, message, stack, cause, own
+ * fields); a value with toJSON (a URL, a Date) is scrubbed as what it would print.
  * @param {unknown} value
  * @returns {unknown}
  */
 function scrubValue(value, depth = 0) {
   if (typeof value === "string") return scrubSecrets(value);
-  if (depth > 6 || value === null || typeof value !== "object") return value;
+  if (depth > 8 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) return scrubValue(pino.stdSerializers.err(value), depth + 1);
+  if (ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
+  if (typeof (/** @type {{ toJSON?: unknown }} */ (value).toJSON) === "function") return scrubValue(/** @type {{ toJSON: () => unknown }} */ (value).toJSON(), depth + 1);
   if (Array.isArray(value)) return value.map((/** @type {unknown} */ v) => scrubValue(v, depth + 1));
   /** @type {Record<string, unknown>} */
   const out = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrubValue(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[k] = isCredentialKey(k) && v !== undefined && v !== null ? "[redacted]" : scrubValue(v, depth + 1);
   return out;
 }
 
@@ -97,12 +151,13 @@ export function logFormatFromEnv(value = process.env.EASEL_LOG_FORMAT) {
 }
 
 /**
- * A logger writing to `destination` (stdout by default; tests pass a stream to read lines back).
- * @param {{ level?: string, format?: string, destination?: NodeJS.WritableStream }} [options]
+ * A logger writing to `destination` (stdout by default; the CLI passes stderr, tests an object
+ * whose `write(line)` keeps the lines). `level` and `format` are checked like the variables.
+ * @param {{ level?: string, format?: string, destination?: { write(chunk: string): unknown } }} [options]
  */
 export function createLogger(options = {}) {
-  const level = options.level ?? logLevelFromEnv();
-  const format = options.format ?? logFormatFromEnv();
+  const level = logLevelFromEnv(options.level ?? process.env.EASEL_LOG_LEVEL);
+  const format = logFormatFromEnv(options.format ?? process.env.EASEL_LOG_FORMAT);
   /** @type {pino.LoggerOptions} */
   const config = {
     level,
@@ -125,9 +180,25 @@ export function createLogger(options = {}) {
     serializers: { err: (err) => err },
   };
   if (format === "pretty") {
-    return pino(config, pinoPretty({ destination: options.destination ?? 1, sync: true, colorize: true }));
+    return pino(config, pinoPretty({ destination: prettyDestination(options.destination), sync: true, colorize: !options.destination }));
   }
-  return pino(config, options.destination ?? pino.destination({ dest: 1, sync: true }));
+  return pino(config, /** @type {pino.DestinationStream} */ (options.destination ?? pino.destination({ dest: 1, sync: true })));
+}
+
+/**
+ * pino-pretty pipes into a stream; a plain `{ write }` object (a test's) is wrapped in one.
+ * @param {{ write(chunk: string): unknown } | undefined} destination
+ * @returns {any}
+ */
+function prettyDestination(destination) {
+  if (!destination) return 1;
+  if (destination instanceof Writable) return destination;
+  return new Writable({
+    write(chunk, _encoding, done) {
+      destination.write(String(chunk));
+      done();
+    },
+  });
 }
 
 /** @typedef {{ logger: pino.Logger | undefined, context: AsyncLocalStorage<Record<string, unknown>> }} LogState */
