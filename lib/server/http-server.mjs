@@ -1,6 +1,9 @@
 // @ts-check
-import { randomUUID } from "node:crypto";
+import crypto, { randomUUID } from "node:crypto";
 import http from "node:http";
+import { log, withLogContext } from "../log/logger.mjs";
+import { collectProcessMetrics, recordRequest, renderMetrics } from "../metrics/registry.mjs";
+import { appRouteMatcher } from "../metrics/routes.mjs";
 
 /** Where instrumentation publishes the routes answered before Next.js (lib/server/direct-routes.ts). */
 export const DIRECT_ROUTES = Symbol.for("easel.directRoutes");
@@ -55,10 +58,9 @@ const CHECKS = /** @type {const} */ (["database", "storage", "jobs"]);
  * `/healthz`: the process serves HTTP (touches nothing). `/readyz`: each dependency answers within
  * 2 s (the checks are the app's, published once it has booted; until then, and while the server
  * stops, nothing is ready). Both are answered before Next.js, so they work while it starts.
- * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {() => boolean} stopping
+ * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {string} path @param {() => boolean} stopping
  */
-function answerHealth(req, res, stopping) {
-  const path = req.url?.split("?", 1)[0];
+function answerHealth(req, res, path, stopping) {
   if (path !== "/healthz" && path !== "/readyz") return false;
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.setHeader("allow", "GET, HEAD");
@@ -73,7 +75,7 @@ function answerHealth(req, res, stopping) {
   const readiness = /** @type {any} */ (globalThis)[READINESS];
   const notReady = Object.fromEntries(CHECKS.map((c) => [c, "unavailable"]));
   const checks = !readiness || stopping() ? Promise.resolve(notReady) : readiness().catch((/** @type {Error} */ err) => {
-        console.error(`[easel] readiness checks failed to run: ${err.message}`);
+        log().error({ err }, "readiness checks failed to run");
         return notReady;
       });
   void checks.then((result) => {
@@ -81,6 +83,60 @@ function answerHealth(req, res, stopping) {
     sendJson(res, ok ? 200 : 503, { status: ok ? "ready" : "not_ready", checks: Object.fromEntries(CHECKS.map((c) => [c, result[c] ?? "unavailable"])) });
   });
   return true;
+}
+
+/** EASEL_METRICS_TOKEN: `/metrics` is served only when it is set (and then only to a bearer of it). */
+export function metricsTokenFromEnv(value = process.env.EASEL_METRICS_TOKEN) {
+  return value === undefined || value === "" ? null : value;
+}
+
+/** @param {string} text */
+const sha256 = (text) => crypto.createHash("sha256").update(text).digest();
+
+/**
+ * Whether an Authorization header carries the metrics token. Both sides are hashed first, so the
+ * comparison is of equal lengths and takes the same time wherever the two first differ.
+ * @param {string | undefined} header @param {Buffer} tokenDigest
+ */
+function bearsToken(header, tokenDigest) {
+  const match = typeof header === "string" ? /^Bearer +(\S+) *$/i.exec(header) : null;
+  return match !== null && crypto.timingSafeEqual(sha256(match[1]), tokenDigest);
+}
+
+/**
+ * `/metrics`, answered before Next.js: 404 when no token is configured (as any path nothing
+ * serves), 401 to anyone without it, else the registry in the Prometheus text format.
+ * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {Buffer | null} tokenDigest
+ */
+function answerMetrics(req, res, tokenDigest) {
+  if (!tokenDigest) return sendJson(res, 404, { status: "not_found" });
+  if (!bearsToken(req.headers.authorization, tokenDigest)) {
+    res.setHeader("www-authenticate", 'Bearer realm="metrics"');
+    return sendJson(res, 401, { status: "unauthorized" });
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.setHeader("allow", "GET, HEAD");
+    return sendJson(res, 405, { status: "method_not_allowed" });
+  }
+  renderMetrics().then(
+    ({ contentType, body }) => {
+      res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    },
+    (err) => {
+      log().error({ err }, "metrics: the registry could not be rendered");
+      if (!res.headersSent) sendJson(res, 500, { status: "error" });
+    },
+  );
+}
+
+/** Routes whose requests are logged at debug level: probes every few seconds, each the same line. */
+const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/** @param {string} url */
+function pathOf(url) {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** Paths of the embedded object store's endpoints (lib/objectstore/mounts.ts). */
@@ -146,31 +202,75 @@ const hasBody = (req) => req.headers["transfer-encoding"] !== undefined || (req.
  * the database is open) is answered from the node:http request itself; every other request, and
  * every request before that, goes to Next.js, whose routes wait for start-up themselves.
  *
+ * Every request is handled inside a log context carrying its id (every line logged while serving
+ * it has `request_id`), and when its response ends (or its connection closes first) it is logged
+ * (one access line: method, route template, status, duration; never the URL, whose query may hold
+ * a signature) and, when /metrics is on, counted.
+ *
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>} nextHandler
- * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, uploadIdleTimeout?: number, connectionsCheckingInterval?: number }} [overrides]
- *   tests scale the timeouts down
+ * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, uploadIdleTimeout?: number, connectionsCheckingInterval?: number, metricsToken?: string | null }} [overrides]
+ *   tests scale the timeouts down and choose the metrics token (else EASEL_METRICS_TOKEN)
  */
 export function createEaselServer(nextHandler, overrides = {}) {
-  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, ...options } = { ...TIMEOUTS, uploadIdleTimeout: uploadIdleTimeoutFromEnv(), ...overrides };
+  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, metricsToken, ...options } = {
+    ...TIMEOUTS,
+    uploadIdleTimeout: uploadIdleTimeoutFromEnv(),
+    metricsToken: metricsTokenFromEnv(),
+    ...overrides,
+  };
   /** @type {any} */ (globalThis)[CLIENT_ADDRESS_HEADER_KEY] = CLIENT_ADDRESS_HEADER;
+  // Without a token nothing can read the metrics, so requests are not counted either.
+  const tokenDigest = metricsToken ? sha256(metricsToken) : null;
+  if (tokenDigest) collectProcessMetrics();
+  const routeOf = appRouteMatcher((message) => log().warn(message));
   let stopping = false;
-  const server = http.createServer({ ...options, requestTimeout: 0 }, (req, res) => {
-    res.setHeader("x-request-id", requestIdOf(req));
-    if (answerHealth(req, res, () => stopping)) return;
+
+  /**
+   * @param {http.IncomingMessage} req @param {http.ServerResponse} res
+   * @param {string} id @param {string} route @param {number} started performance.now() at arrival
+   */
+  const finished = (req, res, id, route, started) => {
+    const ms = performance.now() - started;
+    // Closed before any answer went out: 499, "client closed request", as proxies log it.
+    const status = res.headersSent ? res.statusCode : 499;
+    if (tokenDigest) recordRequest(req.method, route, status, ms / 1000);
+    const level = PROBES.has(route) ? "debug" : "info";
+    const logger = log();
+    if (!logger.isLevelEnabled(level)) return;
+    /** @type {Record<string, unknown>} */
+    const line = { request_id: id, method: req.method, route, status, duration_ms: Math.round(ms * 10) / 10 };
+    if (!res.writableFinished) line.aborted = true;
+    logger[level](line, "request");
+  };
+
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {string} id */
+  const serve = (req, res, id) => {
+    const started = performance.now();
+    const path = pathOf(req.url ?? "/");
+    const route = routeOf(path);
+    res.once("close", () => finished(req, res, id, route, started));
+    if (path === "/metrics") return answerMetrics(req, res, tokenDigest);
+    if (answerHealth(req, res, path, () => stopping)) return;
     delete req.headers[CLIENT_ADDRESS_HEADER];
     if (req.socket.remoteAddress) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress;
     if (hasBody(req)) {
-      if (req.url?.startsWith(STORAGE_PREFIX)) boundBodyIdle(req, res, uploadIdleTimeout);
+      if (path.startsWith(STORAGE_PREFIX)) boundBodyIdle(req, res, uploadIdleTimeout);
       else boundBodyTotal(req, res, requestTimeout);
     }
     /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined} */
     const direct = /** @type {any} */ (globalThis)[DIRECT_ROUTES];
     if (direct?.(req, res)) return;
     nextHandler(req, res).catch((err) => {
-      console.error(`[easel] ${req.method} ${req.url} failed`, err);
+      log().error({ err, method: req.method, route }, "request failed");
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
+  };
+
+  const server = http.createServer({ ...options, requestTimeout: 0 }, (req, res) => {
+    const id = requestIdOf(req);
+    res.setHeader("x-request-id", id);
+    withLogContext({ request_id: id }, () => serve(req, res, id));
   });
   server.keepAliveTimeout = keepAliveTimeout;
   // Readiness answers 503 from the moment the server starts to stop, so load balancers drain it.

@@ -11,6 +11,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
+import { log } from "../log/logger.mjs";
 import { createEaselServer } from "./http-server.mjs";
 
 /** @param {string[]} argv */
@@ -40,6 +41,7 @@ function shutdownTimeoutMs(value = process.env.EASEL_SHUTDOWN_TIMEOUT_S) {
 }
 
 async function main() {
+  log(); // made now: a wrong EASEL_LOG_LEVEL or EASEL_LOG_FORMAT stops the start here, with its reason
   const { port, hostname } = options(process.argv.slice(2));
   const graceMs = shutdownTimeoutMs();
   const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -48,17 +50,18 @@ async function main() {
   // until the app has booted, and every other request waits for Next.js.
   const prepared = app.prepare().then(() => app.getRequestHandler());
   prepared.catch((err) => {
-    console.error(`[easel] cannot start: ${err instanceof Error ? err.message : err}`);
+    log().fatal({ err }, "cannot start: Next.js did not prepare");
     process.exit(1);
   });
   const server = createEaselServer(async (req, res) => (await prepared)(req, res));
   server.on("error", (err) => {
-    console.error(`[easel] cannot listen on ${hostname ?? "*"}:${port}: ${err.message}`);
+    log().fatal({ err, host: hostname ?? "*", port }, "cannot listen");
     process.exit(1);
   });
-  server.listen(port, hostname, () => console.log(`[easel] listening on http://${hostname ?? "localhost"}:${port}`));
+  const url = `http://${hostname ?? "localhost"}:${port}`;
+  server.listen(port, hostname, () => log().info({ url }, "listening"));
   await prepared;
-  console.log(`[easel] ready on http://${hostname ?? "localhost"}:${port}`);
+  log().info({ url }, "ready");
 
   // Stop taking connections, let requests in flight finish (within the grace period), stop the
   // jobs (steps in flight finish or give their lease back) and close the database, then exit 0.
@@ -68,14 +71,14 @@ async function main() {
     if (stopping) return;
     stopping = true;
     const deadline = Date.now() + graceMs;
-    console.log(`[easel] ${signal}: stopping (grace ${graceMs / 1000} s)`);
+    log().info({ signal, grace_s: graceMs / 1000 }, "stopping");
     const drained = new Promise((resolve) => server.close(() => resolve(true)));
     server.closeIdleConnections();
     const idle = setInterval(() => server.closeIdleConnections(), 250);
     const inTime = await Promise.race([drained, new Promise((r) => setTimeout(() => r(false), graceMs).unref())]);
     clearInterval(idle);
     if (!inTime) {
-      console.warn(`[easel] requests still in flight after ${graceMs / 1000} s: their connections are closed`);
+      log().warn({ grace_s: graceMs / 1000 }, "requests still in flight after the grace period: their connections are closed");
       server.closeAllConnections();
     }
     /** @type {((deadlineMs: number) => Promise<void>) | undefined} */
@@ -85,7 +88,7 @@ async function main() {
       await shutdownApp?.(Math.max(1_000, deadline - Date.now()));
       await app.close();
     } catch (err) {
-      console.error(`[easel] shutdown: ${err instanceof Error ? err.message : err}`);
+      log().error({ err }, "shutdown did not complete");
       code = 1;
     }
     process.exit(code);
@@ -95,6 +98,11 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(`[easel] cannot start: ${err instanceof Error ? err.message : err}`);
+  try {
+    log().fatal({ err }, "cannot start");
+  } catch {
+    // No logger to be had: its own settings (EASEL_LOG_LEVEL, EASEL_LOG_FORMAT) are what is wrong.
+    process.stderr.write(`easel: cannot start: ${err instanceof Error ? err.message : err}\n`);
+  }
   process.exit(1);
 });
