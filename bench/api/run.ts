@@ -9,6 +9,16 @@
  *
  *   npm run build && npx tsx bench/api/run.ts [--seconds 20]          # embedded PGlite
  *   DATABASE_URL=postgres://… npx tsx bench/api/run.ts                 # PostgreSQL (a database of its own is created on that server)
+ *
+ * `--metrics` measures instead what /metrics costs on the hot path: the same server started with
+ * EASEL_METRICS_TOKEN unset (requests not counted) and set (counted, process metrics collected,
+ * scraped every 5 s as a Prometheus would), in alternating rounds (off, on, off, on) so drift of a
+ * shared machine shows as a spread rather than as a difference, then once more with metrics on and
+ * EASEL_LOG_LEVEL=warn to show what the access log line itself costs. Cases: /healthz (answered
+ * by Easel's server alone: its own per-request work is all there is), the Next.js floor (an unknown
+ * /v1 path) and an authenticated asset read.
+ *
+ *   npm run build && npx tsx bench/api/run.ts --metrics [--seconds 10]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -32,8 +42,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Servers this run started (each in a process group of its own): killed if the run fails, so none holds its port for the next run. */
 const started = new Set<ChildProcess>();
 
-function startEasel(): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, SERVER_ENTRY), "-p", String(EASEL_PORT)], { cwd: root, env, stdio: "ignore", detached: true });
+function startEasel(extra: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, [path.join(root, SERVER_ENTRY), "-p", String(EASEL_PORT)], { cwd: root, env: { ...env, ...extra }, stdio: "ignore", detached: true });
   started.add(child);
   return child;
 }
@@ -122,7 +132,71 @@ async function load(url: string, headers: Record<string, string>, pid: number, e
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, peak, cpuPerReq: cpu / Math.max(1, r.requests.total) };
 }
 
+const METRICS_TOKEN = "bench-metrics-token-0123456789abcdef";
+
+/** `--metrics`: the same cases with /metrics off and on, in alternating rounds (see the header). */
+async function metricsMain() {
+  const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, "bench_api") : null;
+  if (scratch) env.DATABASE_URL = scratch.url;
+  let easel = startEasel();
+  await waitReady(easel);
+  const { token, asset } = await seed();
+  await stop(easel);
+  const auth = { authorization: `Bearer ${token}` };
+  const at = (p: string) => `http://127.0.0.1:${EASEL_PORT}${p}`;
+  const cases: [string, string, Record<string, string>, number][] = [
+    ["GET /healthz (Easel's server only)", at("/healthz"), {}, 200],
+    ["Next.js floor (unknown /v1 path)", at("/v1/bench/no-such-route"), {}, 404],
+    ["GET /v1/:slug/assets/:token", at(`/v1/bench/assets/${asset}`), auth, 200],
+  ];
+  const variants: [string, Record<string, string>][] = [
+    ["off", {}],
+    ["on", { EASEL_METRICS_TOKEN: METRICS_TOKEN }],
+    ["off", {}],
+    ["on", { EASEL_METRICS_TOKEN: METRICS_TOKEN }],
+    ["on, log warn", { EASEL_METRICS_TOKEN: METRICS_TOKEN, EASEL_LOG_LEVEL: "warn" }],
+  ];
+  const results = new Map<string, { variant: string; rps: number; p50: number; p99: number; cpuPerReq: number }[]>();
+  let scrapes: { ms: number; bytes: number }[] = [];
+  console.log(`\n${db}: /metrics off vs on, 32 connections × ${SECONDS} s per case and round; load average before ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  for (const [variant, extra] of variants) {
+    easel = startEasel(extra);
+    await waitReady(easel);
+    // Scraped during the load as a Prometheus would (every 5 s), so the cost of rendering counts too.
+    const scraper = extra.EASEL_METRICS_TOKEN
+      ? setInterval(async () => {
+          const t0 = performance.now();
+          const r = await fetch(at("/metrics"), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).catch(() => null);
+          const body = r ? await r.text() : "";
+          if (r?.status === 200) scrapes.push({ ms: performance.now() - t0, bytes: body.length });
+        }, 5_000)
+      : null;
+    for (const [name, url, headers, status] of cases) {
+      const r = await load(url, headers, easel.pid!, status);
+      results.set(name, [...(results.get(name) ?? []), { variant, ...r }]);
+    }
+    if (scraper) clearInterval(scraper);
+    await stop(easel);
+  }
+  console.log(`${"case".padEnd(36)} ${"round".padEnd(13)} ${"req/s".padStart(7)} ${"p50".padStart(4)} ${"p99".padStart(4)} ${"CPU/req".padStart(9)}`);
+  for (const [name, rows] of results) {
+    for (const r of rows) console.log(`${name.padEnd(36)} ${r.variant.padEnd(13)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${`${r.cpuPerReq.toFixed(3)} ms`.padStart(9)}`);
+    const mean = (v: string, k: "rps" | "cpuPerReq") => {
+      const xs = rows.filter((r) => r.variant === v).map((r) => r[k]);
+      return xs.reduce((a, b) => a + b, 0) / xs.length;
+    };
+    console.log(`${"".padEnd(36)} on/off: req/s ${(mean("on", "rps") / mean("off", "rps")).toFixed(3)}, CPU/req ${((mean("on", "cpuPerReq") - mean("off", "cpuPerReq")) * 1000).toFixed(0)} µs more`);
+  }
+  scrapes = scrapes.sort((a, b) => a.ms - b.ms);
+  if (scrapes.length) console.log(`scrapes during the load: ${scrapes.length}, median ${scrapes[scrapes.length >> 1].ms.toFixed(1)} ms, max ${scrapes.at(-1)!.ms.toFixed(1)} ms, ${(scrapes.at(-1)!.bytes / 1024).toFixed(0)} KiB of text`);
+  console.log(`load average after ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  await scratch?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
 async function main() {
+  if (argv.includes("--metrics")) return metricsMain();
   const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
   // A database of this run's own: a second run must not meet the first one's workspace.
   const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, "bench_api") : null;
