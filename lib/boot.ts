@@ -3,6 +3,7 @@ import { env } from "./env";
 import { jobsMode } from "./jobs/mode";
 import { markExecutorRunning } from "./jobs/readiness";
 import { onShutdown } from "./server/shutdown";
+import { log } from "./log/logger.mjs";
 
 /**
  * Server start-up: open the database (applying migrations; on the embedded default this also takes
@@ -12,9 +13,9 @@ import { onShutdown } from "./server/shutdown";
 export async function boot() {
   try {
     const { driver } = await serverDb();
-    console.log(`[easel] database ready (${driver})`);
+    log().info({ driver }, "database ready");
   } catch (err) {
-    console.error(`[easel] cannot start: ${(err as Error).message}`);
+    log().fatal({ err }, "cannot start: the database did not open");
     process.exit(1);
   }
   await startJobs();
@@ -39,8 +40,8 @@ async function startOutboxRelay() {
  * leasing work and lets calls in flight finish within the grace period; calls cut short run again.
  */
 async function startJobs() {
-  if (jobsMode() === "inngest") return console.log("[easel] jobs run on the Inngest server (INNGEST_* set)");
-  if (env().EASEL_JOBS_DISABLED) return console.log("[easel] jobs: no executor on this node (EASEL_JOBS_DISABLED)");
+  if (jobsMode() === "inngest") return log().info({ component: "jobs" }, "jobs run on the Inngest server (INNGEST_* set)");
+  if (env().EASEL_JOBS_DISABLED) return log().info({ component: "jobs" }, "no job executor on this node (EASEL_JOBS_DISABLED)");
   try {
     const { db, driver } = await serverDb();
     const [{ startEmbeddedExecutor }, { serveJobs }] = await Promise.all([import("./jobs/executor"), import("./jobs/serve")]);
@@ -51,6 +52,7 @@ async function startJobs() {
       await executor.stop(graceMs);
     });
   } catch (err) {
-    console.error(`[easel] jobs: the embedded executor did not start: ${(err as Error).message}`);
+    // The node serves requests all the same; jobs wait in the database for a node whose executor runs.
+    log().error({ component: "jobs", err }, "the embedded job executor did not start; jobs wait until one runs");
   }
 }

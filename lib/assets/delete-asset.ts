@@ -7,6 +7,7 @@ import { transactionWithEvents } from "../jobs/outbox";
 import type { StorageDriver } from "../storage/types";
 import { stageAssetChanged } from "./events";
 import { getAssetOrThrow } from "./get-asset";
+import { log } from "../log/logger.mjs";
 
 /**
  * Deletes an asset with its versions and board memberships, then its stored objects. The
@@ -43,9 +44,11 @@ export async function deleteAsset(deps: Deps, storage: StorageDriver, input: { w
     return { keys: [...all], streamKey: head.streamKey };
   });
   if (streamKey) {
-    await deleteStream(storage, streamKey).catch((err) => console.error(`[easel] could not delete the stream ${streamKey} of deleted asset ${asset.id}`, err));
+    await deleteStream(storage, streamKey).catch((err) =>
+      log().warn({ component: "assets", asset_id: asset.id, stream_key: streamKey, err }, "could not delete the stream of a deleted asset; its files stay behind, unreachable"),
+    );
   }
   for (const key of keys) {
-    await storage.delete(key).catch((err) => console.error(`[easel] could not delete object ${key} of deleted asset ${asset.id}`, err));
+    await storage.delete(key).catch((err) => log().warn({ component: "assets", asset_id: asset.id, key, err }, "could not delete an object of a deleted asset; it stays behind, unreachable"));
   }
 }

@@ -2,6 +2,7 @@ import net from "node:net";
 import { and, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { signInFailures } from "../db/schema";
+import { log } from "../log/logger.mjs";
 
 /**
  * The sign-in throttle (contract §12): at most SIGN_IN_MAX_FAILURES failed sign-ins per email and
@@ -88,7 +89,10 @@ export async function openSignInAttempt(db: Db, subjects: SignInSubjects, now: D
     failed() {
       for (const c of counts) {
         if (Number(c.failures) === SIGN_IN_MAX_FAILURES) {
-          console.warn(`[easel] sign-in: ${SIGN_IN_MAX_FAILURES} failures in ${SIGN_IN_WINDOW_MS / 60_000} minutes for ${c.subject}; further attempts are refused until they age out`);
+          log().warn(
+            { component: "auth", subject: c.subject, failures: SIGN_IN_MAX_FAILURES, window_minutes: SIGN_IN_WINDOW_MS / 60_000 },
+            "sign-in failure limit reached; further attempts are refused until the failures age out",
+          );
         }
       }
     },

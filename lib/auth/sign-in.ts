@@ -4,6 +4,7 @@ import type { User } from "../db/schema";
 import { HASHING_CONCURRENCY, hashPassword, MalformedPasswordHashError, verifyAgainstNoUser, verifyPassword, type PasswordCheck } from "./passwords";
 import { openSignInAttempt, signInSubjects } from "./sign-in-throttle";
 import { findUserByEmail, normalizeEmail, replacePasswordHash } from "./users";
+import { log } from "../log/logger.mjs";
 
 export type SignInInput = { email: string; password: string; clientAddress: string };
 
@@ -51,7 +52,7 @@ async function checkStoredPassword(user: User, password: string): Promise<Passwo
   } catch (err) {
     if (!(err instanceof MalformedPasswordHashError)) throw err;
     // Nobody can sign in as this user until an admin sets a new password (`easel admin create`).
-    console.warn(`[easel] sign-in refused for user ${user.id}: ${err.message}; set a new password with \`npm run easel -- admin create\``);
+    log().error({ component: "auth", user_id: user.id, err }, "sign-in refused: the stored password hash is unreadable; set a new password with `npm run easel -- admin create`");
     return { match: false, rehash: false };
   }
 }

@@ -7,6 +7,7 @@ import { releaseStaleHolds } from "../objectstore/disk/holds";
 import { encodeFrame, FRAME, frameHead } from "./frames";
 import { runBackup, type RunningBackup } from "./run-backup";
 import { STAGING_PREFIX } from "./snapshot-database";
+import { log } from "../log/logger.mjs";
 
 const PROGRESS_EVERY_MS = 500;
 
@@ -29,7 +30,7 @@ export async function serveBackup(_request: unknown, socket: net.Socket, owner: 
       socket.write(encodeFrame(FRAME.progress, p));
     });
   } catch (err) {
-    console.error(`[easel] backup could not start: ${(err as Error).message}`);
+    log().error({ component: "backup", err }, "backup could not start; the requesting CLI is told why");
     socket.end(encodeFrame(FRAME.error, { message: (err as Error).message }));
     return;
   }
@@ -43,7 +44,7 @@ export async function serveBackup(_request: unknown, socket: net.Socket, owner: 
     backup.stream.destroy();
     await backup.summary.catch(() => undefined);
     const message = gone.signal.aborted ? "the requesting process went away" : (err as Error).message;
-    console.error(`[easel] backup stopped: ${message}`);
+    log().error({ component: "backup", reason: message, err: gone.signal.aborted ? undefined : err }, "backup stopped before its end; the archive is incomplete");
     if (!socket.destroyed) socket.end(encodeFrame(FRAME.error, { message }));
   }
 }
@@ -62,7 +63,7 @@ export async function releaseBackupLeftovers(dataDir: string): Promise<void> {
   const staged = names.filter((n) => n.startsWith(STAGING_PREFIX));
   for (const name of staged) await fs.rm(path.join(dataDir, name), { recursive: true, force: true });
   const files = await releaseStaleHolds(path.join(dataDir, "objects"));
-  if (staged.length || files) console.warn(`[easel] removed what an interrupted backup left in ${dataDir}: ${staged.length} staged database copies, ${files} files kept for it`);
+  if (staged.length || files) log().info({ component: "backup", data_dir: dataDir, staged_copies: staged.length, held_files: files }, "removed what an interrupted backup left in the data dir");
 }
 
 registerControl("backup", serveBackup);

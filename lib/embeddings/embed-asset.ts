@@ -5,6 +5,7 @@ import { embed, EmbeddingsError } from "./client";
 import type { EmbeddingsConfig } from "./config";
 import { embeddingText, sourceHash } from "./asset-text";
 import { packVector } from "./vector";
+import { log } from "../log/logger.mjs";
 
 export type EmbedResult = { status: "embedded" | "unchanged" | "gone" } | { status: "failed"; reason: string };
 
@@ -28,7 +29,7 @@ export async function embedAsset(deps: Deps, config: EmbeddingsConfig, assetId: 
     [vector] = await embed(config, [text], { timeoutMs: PROCESSING_TIMEOUT_MS });
   } catch (err) {
     if (!(err instanceof EmbeddingsError)) throw err;
-    console.warn(`[easel] no embedding for asset ${assetId} (${err.reason}): ${err.message}`);
+    log().warn({ component: "embeddings", asset_id: assetId, reason: err.reason, err }, "no embedding for the asset: ai_search matches it by full text alone");
     return { status: "failed", reason: err.reason };
   }
   const row = { assetId, model: config.model, vector: packVector(vector), sourceHash: hash, createdAt: deps.clock() };

@@ -9,6 +9,7 @@ import { readLease, releaseLease } from "./lease";
 import { loadAssetAndWorkspace } from "./load";
 import { deleteEncodeOutputs } from "./outputs";
 import { removeWorkDir } from "./source-file";
+import { log } from "../log/logger.mjs";
 
 /** `encode_status: failed` with its code, unless the bytes changed meanwhile or a stream was published. */
 export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode): Promise<void> {
@@ -26,7 +27,7 @@ export async function failEncode(
   deps: Deps,
   input: { assetId: number; storageKey: string; storageKind: "s3" | "gcs"; runId: string; rungs: Rung[]; code: EncodeErrorCode; detail: string },
 ): Promise<{ status: "failed"; code: EncodeErrorCode }> {
-  console.error(`[easel] encode of asset ${input.assetId} failed (${input.code}): ${input.detail}`);
+  log().error({ component: "encode", asset_id: input.assetId, code: input.code, detail: input.detail }, "video encode failed; the asset's encode_status is failed");
   // Outputs first: once the asset reads `failed`, nothing of this run is left behind.
   const storage = storageForJob(deps, { storageKind: input.storageKind });
   await deleteEncodeOutputs(storage, encodeDir(input.storageKey, input.runId), input.rungs.map((r) => r.name)).catch(() => undefined);

@@ -2,6 +2,7 @@ import type { StorageDriver } from "../storage/types";
 import { INIT_NAME, PLAYLIST_NAME, leaseKey, masterKeyOf, segmentName, streamDirOf } from "./keys";
 import { STANDARD_RUNGS } from "./ladder";
 import { readLease } from "./lease";
+import { log } from "../log/logger.mjs";
 
 /** Runs `work` over `items`, at most `limit` at a time (uploads to remote storage overlap). */
 export async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -74,7 +75,9 @@ export type ReplacedBytes = { storageKey: string; streamKey: string | null; enco
  */
 export async function deleteReplacedStream(storage: StorageDriver, old: ReplacedBytes, now: Date, what: string): Promise<void> {
   if (old.streamKey) {
-    await deleteStream(storage, old.streamKey).catch((err) => console.error(`[easel] could not delete the stream ${old.streamKey} of ${what}`, err));
+    await deleteStream(storage, old.streamKey).catch((err) =>
+      log().warn({ component: "encode", stream_key: old.streamKey, of: what, err }, "could not delete a replaced stream; its files stay behind, unreachable"),
+    );
   }
   // A lease only exists once a run has claimed the bytes, which moves the status off `none`.
   if (old.encodeStatus === "none") return;
@@ -82,6 +85,6 @@ export async function deleteReplacedStream(storage: StorageDriver, old: Replaced
     const lease = await readLease(storage, old.storageKey);
     if (lease && lease.until <= now.getTime()) await storage.delete(leaseKey(old.storageKey));
   } catch (err) {
-    console.error(`[easel] could not delete the encode lease of ${old.storageKey} of ${what}`, err);
+    log().warn({ component: "encode", storage_key: old.storageKey, of: what, err }, "could not delete the encode lease of replaced bytes; it stays behind, unreachable");
   }
 }

@@ -13,6 +13,7 @@ import { avcCodecOf, bitRates, parseMediaPlaylist, type Variant } from "./playli
 import { probeSource, type SourceInfo } from "./probe-source";
 import { runFfmpeg } from "./run-ffmpeg";
 import { sourceFile, workDir } from "./source-file";
+import { log } from "../log/logger.mjs";
 
 export type EncodePlan = { source: SourceInfo; rungs: Rung[] };
 
@@ -41,7 +42,7 @@ export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: str
     const out = path.join(scratch, `${rung.name}-${process.pid}-${Date.now()}`);
     await fs.promises.mkdir(out, { recursive: true });
     const started = Date.now();
-    console.log(`[easel] encode asset ${owner.assetId}: ${rung.name} started`);
+    log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name }, "rendition encode started");
     try {
       await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs: renditionTimeoutMs(source), pidFile: path.join(scratch, `${rung.name}.pid`), scratch });
     } catch (err) {
@@ -62,7 +63,7 @@ export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: str
 
     const rates = bitRates(playlist.segments, sizes);
     const codecs = [avcCodecOf(init) ?? "avc1.640028", ...(source.audioIndex !== null ? ["mp4a.40.2"] : [])].join(",");
-    console.log(`[easel] encode asset ${owner.assetId}: ${rung.name} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name, duration_ms: Date.now() - started, segments: playlist.segments.length }, "rendition encode finished");
     return {
       uri: `${rung.name}/${PLAYLIST_NAME}`,
       width: rung.width,

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { binaries } from "../media/ffmpeg";
+import { log } from "../log/logger.mjs";
 
 /**
  * Runs one ffmpeg encode, its pid kept in `pidFile` while it runs. A worker killed with -9 leaves
@@ -38,7 +39,7 @@ async function stopOrphan(pidFile: string, scratch: string): Promise<void> {
   if (!cmdline.includes("ffmpeg") || !cmdline.includes(scratch)) return;
   try {
     process.kill(pid, "SIGKILL");
-    console.log(`[easel] stopped ffmpeg ${pid}, left running by an earlier attempt of this step`);
+    log().info({ component: "encode", pid }, "stopped an ffmpeg left running by an earlier attempt of this step");
   } catch {
     // already gone
   }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { DomainError } from "../errors";
+import { log } from "../log/logger.mjs";
 
 /**
  * Tool results. Failures are tool results with `isError` (the assistant reads and reacts to
@@ -27,7 +28,7 @@ export function toolError(err: unknown, tool: string): CallToolResult {
     return { isError: true, content: [{ type: "text", text: `database_unavailable: ${message}` }], structuredContent: { error: { code: "database_unavailable", message } } };
   }
   // Never the internal message: it may name tables, paths or hosts.
-  console.error(`[easel] mcp tool ${tool} failed`, err);
+  log().error({ component: "mcp", tool, err }, "mcp tool failed; answered internal");
   const message = "The server failed while running this tool, and whether it changed anything is unknown: check the asset (list_asset_versions, get_asset) before trying again";
   return { isError: true, content: [{ type: "text", text: `internal: ${message}` }], structuredContent: { error: { code: "internal", message } } };
 }

@@ -8,6 +8,7 @@ import { inngest } from "../jobs/client";
 import { assetProcessingRequested } from "../jobs/events";
 import { storageForJob } from "../uploads/storage-for-request";
 import { processAsset } from "./process-asset";
+import { log } from "../log/logger.mjs";
 
 /**
  * After upload_complete or a version write with new bytes: sniff, probe, thumbnails, the asset's
@@ -32,7 +33,8 @@ export const processAssetJob = inngest.createFunction(
     if (result.status === "processed" && embeddings) {
       await step.run("embed", async () =>
         embedAsset(await getDeps(), embeddings, event.data.assetId).catch((err: unknown) => {
-          console.error(`[easel] embedding step of asset ${event.data.assetId} failed`, err);
+          // Processing has succeeded all the same: the asset is found by full text until a later write embeds it.
+          log().error({ component: "embeddings", asset_id: event.data.assetId, err }, "embedding step failed; the asset has no vector");
           return { status: "failed" as const, reason: "error" };
         }),
       );

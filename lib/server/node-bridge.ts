@@ -1,6 +1,7 @@
 import type http from "node:http";
 import { Readable } from "node:stream";
 import { attachNodeBody } from "../http/request-body";
+import { log } from "../log/logger.mjs";
 
 export type WebHandler = (req: Request) => Promise<Response>;
 
@@ -33,7 +34,8 @@ export async function answerWith(handler: WebHandler, req: http.IncomingMessage,
     body.on("error", () => res.destroy());
     body.pipe(res);
   } catch (err) {
-    console.error(`[easel] ${req.method} ${req.url} failed`, err);
+    // The path only: a query string may hold a presigned URL's signature (scrubbed anyway).
+    log().error({ method: req.method, path: (req.url ?? "/").split("?")[0], headers_sent: res.headersSent, err }, "request failed; answered 500 or cut short");
     if (!res.headersSent) res.writeHead(500);
     res.end();
   }

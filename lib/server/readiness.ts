@@ -6,6 +6,7 @@ import { embeddedLayout } from "../objectstore";
 import { externalGcsSigner } from "../storage/gcs/signer";
 import { externalS3Settings, makeS3Client } from "../storage/s3/config";
 import { jobsReadiness } from "../jobs/readiness";
+import { log } from "../log/logger.mjs";
 
 export type CheckName = "database" | "storage" | "jobs";
 export type CheckResult = Record<CheckName, "ok" | "unavailable">;
@@ -48,18 +49,58 @@ async function storage() {
 
 const CHECKS: Record<CheckName, () => Promise<unknown>> = { database, storage, jobs: jobsReadiness };
 
+/** A failing check is logged at most once per this long; the lines in between are counted. */
+export const WARN_EVERY_MS = 30_000;
+
+type Outage = { loggedAt: number; suppressed: number; failures: number };
+
+/**
+ * What the log says about each check: an orchestrator probes every few seconds, and one line per
+ * probe per failing check would bury everything else during an outage. The first failure is
+ * logged, then at most one line per check every WARN_EVERY_MS with the count of failures not
+ * logged since, and the recovery once.
+ */
+export class ReadinessLog {
+  private outages = new Map<CheckName, Outage>();
+
+  constructor(private readonly everyMs = WARN_EVERY_MS) {}
+
+  failed(name: CheckName, err: unknown, now = Date.now()): void {
+    const outage = this.outages.get(name);
+    if (outage && now - outage.loggedAt < this.everyMs) {
+      outage.suppressed++;
+      outage.failures++;
+      return;
+    }
+    const failures = (outage?.failures ?? 0) + 1;
+    log().warn({ component: "readiness", check: name, failures, suppressed: outage?.suppressed ?? 0, err }, "readiness check unavailable");
+    this.outages.set(name, { loggedAt: now, suppressed: 0, failures });
+  }
+
+  passed(name: CheckName): void {
+    const outage = this.outages.get(name);
+    if (!outage) return;
+    this.outages.delete(name);
+    log().info({ component: "readiness", check: name, failures: outage.failures }, "readiness check ok again");
+  }
+}
+
+const STATE = Symbol.for("easel.readinessLog");
+const readinessLog: ReadinessLog = ((globalThis as { [STATE]?: ReadinessLog })[STATE] ??= new ReadinessLog());
+
 /**
  * `/readyz`: every dependency answers within 2 s. A failing check is logged with its reason (the
- * response says only "unavailable": it is unauthenticated).
+ * response says only "unavailable": it is unauthenticated), rate-limited (ReadinessLog).
  */
 export async function readiness(): Promise<CheckResult> {
   const entries = await Promise.all(
     (Object.keys(CHECKS) as CheckName[]).map(async (name) => {
       try {
         await within(CHECK_TIMEOUT_MS, CHECKS[name]());
+        readinessLog.passed(name);
         return [name, "ok"] as const;
       } catch (err) {
-        console.warn(`[easel] readiness: ${name} unavailable: ${(err as Error).message}`);
+        readinessLog.failed(name, err);
         return [name, "unavailable"] as const;
       }
     }),

@@ -1,4 +1,5 @@
 import { serverDb } from "../db";
+import { log } from "../log/logger.mjs";
 
 /**
  * The app's part of a graceful stop, run by Easel's server (lib/server/start.mjs) once requests in
@@ -31,13 +32,13 @@ export async function shutdownApp(graceMs: number): Promise<void> {
       try {
         await stop(Math.max(0, deadline - Date.now()));
       } catch (err) {
-        console.error(`[easel] shutdown: stopping ${name} failed: ${(err as Error).message}`);
+        log().error({ component: "shutdown", part: name, err }, "stopping a part of the app failed; the stop goes on");
       }
     }),
   );
   const db = await serverDb().catch((err: Error) => {
     // Nothing to close: the database never opened in this process.
-    console.warn(`[easel] shutdown: no database to close (${err.message})`);
+    log().warn({ component: "shutdown", reason: err.message }, "no database to close: it never opened in this process");
     return null;
   });
   await db?.close();

@@ -2,6 +2,7 @@ import { and, eq, lt } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { uploadSessions, workspaces } from "../db/schema";
 import { storageForJob } from "./storage-for-request";
+import { log } from "../log/logger.mjs";
 
 export type ExpireResult = { expired: number; objectsDeleted: number; failures: number };
 
@@ -36,7 +37,8 @@ export async function expireUploads(deps: Deps, limit = 500): Promise<ExpireResu
       result.expired += updated.length;
     } catch (err) {
       result.failures += 1;
-      console.error(`[easel] could not expire upload session ${session.id}`, err);
+      // Still pending: the next sweep tries it again.
+      log().warn({ component: "uploads", upload_session_id: session.id, err }, "could not expire an upload session; tried again next sweep");
     }
   }
   return result;

@@ -49,7 +49,8 @@ it("kill -9 between a PATCH's commit and its event's hand-off: after a restart o
 
   const first = start({ ...common, HARNESS_MODE: "write", EASEL_TEST_OUTBOX_PAUSE_MS: "120000" });
   await first.waitForLine("harness:ready");
-  await first.waitForLine("[outbox] test pause");
+  // The pause is announced by a log line (JSON): wait for its message anywhere in the output.
+  await waitFor(() => first.output().includes('"msg":"test pause after commit'), 120_000, "the test pause");
   first.child.kill("SIGKILL");
   await exited(first.child);
   expect(first.output()).not.toContain("harness:patched");

@@ -26,6 +26,7 @@ import { storageFor } from "../../lib/storage";
 import { embeddedS3Settings, makeS3Client } from "../../lib/storage/s3/config";
 import { verifyStorage } from "../../lib/storage/verify/verify-storage";
 import { storageVerify } from "../../lib/cli/storage-verify";
+import { captureLogs } from "../../lib/log/capture";
 import { testDb } from "../helpers/db";
 import { testClock } from "../helpers/deps";
 import { expectError } from "../helpers/envelopes";
@@ -180,7 +181,7 @@ describe.each(["s3", "gcs"] as const)("storage verify on the embedded store (%s 
   it("a version's data file removed or truncated: the store's HEAD and the driver's head find nothing, media 404, revert 422 version_blob_missing, processing fails with storage_object_not_found; verify names exactly the damaged files", async () => {
     const { ws, token } = team[kind];
     const m = made[kind];
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const logs = captureLogs();
     try {
       // v1's original: removed on s3, truncated on gcs. The unprocessed asset's original: truncated on s3, removed on gcs.
       const [cut, gone] = kind === "s3" ? [m.plain.key, m.versioned.v1Key] : [m.versioned.v1Key, m.plain.key];
@@ -211,7 +212,7 @@ describe.each(["s3", "gcs"] as const)("storage verify on the embedded store (%s 
       // Revert to version 1 and processing of the unprocessed asset.
       expectError(await revert(ws, token, m.versioned.token, { version_number: 1 }), 422, "version_blob_missing");
       await expect(processAsset(deps, storage(kind), (await rowOf(m.plain.token)).id)).rejects.toMatchObject({ code: "storage_object_not_found" });
-      expect(warn.mock.calls.map((c) => String(c[0])).some((l) => l.includes(`easel/${gone}: the object's bytes are gone`))).toBe(true);
+      expect(logs.lines().some((l) => l.bucket === "easel" && l.key === gone && l.msg.includes("the object's bytes are gone"))).toBe(true);
 
       const { lines, totals } = await verify(ws);
       const streamToken = (await db.select({ token: assets.token }).from(assets).where(eq(assets.streamKey, m.stream[0])))[0].token;
@@ -224,7 +225,7 @@ describe.each(["s3", "gcs"] as const)("storage verify on the embedded store (%s 
       expect(lines).toHaveLength(4);
       expect(totals).toMatchObject({ checked: m.expectedCount, missing: 2, corrupt: 2 });
     } finally {
-      warn.mockRestore();
+      logs.restore();
     }
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readJsonLine, sendControl } from "./control-protocol";
+import { log } from "../../log/logger.mjs";
 
 /**
  * PGlite takes no lock on its data dir, and two processes opening one dir silently diverge and
@@ -145,7 +146,10 @@ export async function acquire(dataDir: string, info: Omit<LockInfo, "startedAt">
       const holder = await probeHolder(dataDir);
       if (holder.state !== "gone") return { acquired: false, holder };
       if (holder.lock) {
-        console.warn(`[easel] took over the data dir ${dataDir}: its lock named pid ${holder.lock.pid}, which no longer answers on ${holder.lock.address || "any socket"}`);
+        log().warn(
+          { component: "database", data_dir: dataDir, previous_pid: holder.lock.pid, previous_address: holder.lock.address || null },
+          "took over the data dir: its lock named a process that no longer answers",
+        );
         removeStaleLock(dataDir, holder.lock, info.instance);
       }
     }
@@ -162,7 +166,7 @@ export function release(dataDir: string, instance: string) {
     lock = readLock(dataDir);
   } catch (err) {
     // Left in place: the next owner proves this instance gone and takes the lock over.
-    console.warn(`[easel] could not read the data-dir lock to release it (${(err as Error).message}); it is left for the next start to take over`);
+    log().warn({ component: "database", data_dir: dataDir, err }, "could not read the data dir lock to release it; it is left for the next start to take over");
     return;
   }
   if (lock?.instance !== instance) return;

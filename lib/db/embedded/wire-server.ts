@@ -2,6 +2,7 @@ import net from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
 import { controlHandler, type OwnerContext } from "./control";
 import { CONTROL_CODE, MAX_CONTROL_REQUEST_BYTES, type ControlRequest } from "./control-protocol";
+import { log } from "../../log/logger.mjs";
 
 /**
  * Serves an in-process PGlite over the PostgreSQL wire protocol (a unix socket or loopback TCP),
@@ -164,7 +165,7 @@ export class WireServer {
     void this.opened
       .then(() => handler(request, socket, this.owner!))
       .catch((err: Error) => {
-        console.error(`[easel] control operation ${request.op} failed: ${err.message}`);
+        log().error({ component: "database", op: request.op, err }, "data dir control operation failed; its connection is closed");
         socket.destroy(err);
       });
   }
@@ -183,7 +184,7 @@ export class WireServer {
     await withExclusiveSession(pg, async () => {
       if (!pg.isInTransaction()) return;
       await pg.execProtocolRawStream(simpleQuery("ROLLBACK"), { onRawData: () => undefined });
-    }).catch((err: Error) => console.error(`[easel] could not roll back a transaction a socket client left open: ${err.message}`));
+    }).catch((err: Error) => log().error({ component: "database", err }, "could not roll back a transaction a socket client left open"));
   }
 }
 

@@ -2,6 +2,7 @@ import type { Clock } from "../../clock";
 import type { Db } from "../../db";
 import { notifyWork } from "./signal";
 import { ingestEvents, type IncomingEvent } from "./store/ingest";
+import { log } from "../../log/logger.mjs";
 
 /**
  * Where the Inngest client sends events in the embedded default. The host never resolves: the
@@ -48,7 +49,8 @@ export function embeddedFetch(sink: EventSink): typeof fetch {
     try {
       return await receive(request, sink);
     } catch (err) {
-      console.error(`[jobs] storing events failed: ${(err as Error).message}`);
+      // The sender gets a 500 and keeps the events (the outbox tries them again).
+      log().error({ component: "jobs", err }, "storing events failed; answered 500 to the sender");
       return json({ error: "events could not be stored", status: 500 }, 500);
     }
   };

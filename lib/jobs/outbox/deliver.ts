@@ -5,6 +5,7 @@ import type { JobSender, StoredJobEvent } from "../send";
 import { recordFailure, recordSuccess, rowRetryDelayMs } from "./state";
 import { deleteRows, leaseByIds, leaseDue, releaseFailed, releaseUntried, takeByIds, takeDue } from "./store";
 import { storableEvent } from "./registry";
+import { log } from "../../log/logger.mjs";
 
 export type RelayDeps = Pick<Deps, "db" | "jobs" | "clock">;
 
@@ -117,6 +118,6 @@ export async function deliver(deps: RelayDeps, which: Selection): Promise<Delive
 function logStubbornRow(row: EventOutboxRow, err: unknown) {
   const attempt = row.attempts + 1;
   if (attempt >= 10 && Number.isInteger(Math.log10(attempt))) {
-    console.warn(`[outbox] ${row.name} ${row.id} failed its attempt ${attempt} (kept, tried again): ${messageOf(err)}`);
+    log().warn({ component: "outbox", event: row.name, outbox_id: row.id, attempt, reason: messageOf(err) }, "event still not handed on; kept and tried again");
   }
 }

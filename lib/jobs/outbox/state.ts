@@ -1,3 +1,5 @@
+import { log } from "../../log/logger.mjs";
+
 /**
  * What one process knows about handing events on, shared by the writes' immediate hand-offs and
  * the relay loop. On globalThis because Next.js loads route bundles and instrumentation (where the
@@ -42,7 +44,7 @@ export function recordFailure(reason: string): number {
   const delay = state.retryDelayMs(state.failuresInARow);
   state.pausedUntil = Date.now() + delay;
   if (state.failuresInARow === 1 || state.failuresInARow % 10 === 0) {
-    console.warn(`[outbox] events could not be handed on (${state.failuresInARow} failure(s) in a row; kept, next try in ${delay} ms): ${reason}`);
+    log().warn({ component: "outbox", failures_in_a_row: state.failuresInARow, retry_in_ms: delay, reason }, "events could not be handed on; kept, tried again");
   }
   wakeRelay();
   return delay;
@@ -55,7 +57,7 @@ export function rowRetryDelayMs(attempts: number): number {
 
 /** Events went through: the pause ends, and the end of an outage is logged. */
 export function recordSuccess() {
-  if (state.failuresInARow > 0) console.log(`[outbox] handing events on again after ${state.failuresInARow} failed tries`);
+  if (state.failuresInARow > 0) log().info({ component: "outbox", failed_tries: state.failuresInARow }, "handing events on again");
   state.failuresInARow = 0;
   state.pausedUntil = 0;
 }

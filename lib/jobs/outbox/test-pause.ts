@@ -1,4 +1,5 @@
 import { env } from "../../env";
+import { log } from "../../log/logger.mjs";
 
 /**
  * A test hook: with EASEL_TEST_CLOCK=1 (test servers only) and EASEL_TEST_OUTBOX_PAUSE_MS set, a
@@ -10,6 +11,6 @@ export async function testPauseBeforeHandOff(ids: string[]): Promise<void> {
   if (!env().EASEL_TEST_CLOCK) return;
   const ms = Number(process.env.EASEL_TEST_OUTBOX_PAUSE_MS ?? "");
   if (!Number.isFinite(ms) || ms <= 0) return;
-  console.log(`[outbox] test pause: ${ms} ms after commit, before handing on ${ids.join(",")}`);
+  log().info({ component: "outbox", pause_ms: ms, outbox_ids: ids }, "test pause after commit, before the hand-off");
   await new Promise((r) => setTimeout(r, ms));
 }

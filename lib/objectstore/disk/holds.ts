@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { isMissing } from "./atomic";
+import { log } from "../../log/logger.mjs";
 
 /**
  * Deletion holds: while a backup copies the store (lib/backup), no data file of an object that
@@ -85,7 +86,7 @@ async function appendJournal(journal: string, line: string) {
   } catch (err) {
     // The file stays deferred in memory and is removed when the hold ends; only a crash before
     // then would leave it behind unlisted (an unreferenced file, never a wrong answer).
-    console.error(`[objectstore] could not list a deferred deletion in ${journal}: ${(err as Error).message}`);
+    log().warn({ component: "objectstore", journal, err }, "could not list a deferred deletion; the file is removed when the hold ends, or left unreferenced by a crash before");
   }
 }
 

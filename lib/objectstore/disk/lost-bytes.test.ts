@@ -15,7 +15,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { Storage } from "@google-cloud/storage";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureLogs } from "../../log/capture";
 import { localObjects } from "../../storage/gcs/local-objects";
 import { GCS_MOUNT_PATH } from "../mounts";
 import { md5Hex, movableClock, startGcsStore, startS3Store, storedBytes, tempDir, type StoreServer } from "../testing/fixtures";
@@ -88,7 +89,7 @@ describe.each(Object.entries(damages))("an object whose data file was %s", (how,
     const [file] = await dataFiles(s3Store.lay, key);
     damage(file);
 
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const logs = captureLogs();
     try {
       expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: key })))).toEqual({ name: "NotFound", status: 404 });
       expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: key })))).toEqual({ name: "NoSuchKey", status: 404 });
@@ -98,11 +99,11 @@ describe.each(Object.entries(damages))("an object whose data file was %s", (how,
       const get = await gcsGet(key);
       expect(get.status).toBe(404);
       expect(await get.text()).toContain("<Code>NoSuchKey</Code>");
-      const lines = warn.mock.calls.map((c) => String(c[0]));
+      const lines = logs.lines().filter((l) => l.component === "objectstore");
       expect(lines.length).toBeGreaterThanOrEqual(5);
-      for (const line of lines) expect(line).toContain(`easel/${key}: the object's bytes are gone`);
+      for (const line of lines) expect(line).toMatchObject({ level: "error", bucket: "easel", key, msg: expect.stringContaining("the object's bytes are gone") });
     } finally {
-      warn.mockRestore();
+      logs.restore();
     }
   });
 
@@ -112,7 +113,7 @@ describe.each(Object.entries(damages))("an object whose data file was %s", (how,
     await objects.write(key, crypto.randomBytes(10_000), "application/octet-stream");
     expect(await objects.head(key)).toMatchObject({ size: 10_000 });
     damage((await dataFiles(s3Store.lay, key))[0]);
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const logs = captureLogs();
     try {
       expect(await objects.head(key)).toBeNull();
       await expect(objects.read(key)).rejects.toMatchObject({ code: "storage_object_not_found" });
@@ -120,7 +121,7 @@ describe.each(Object.entries(damages))("an object whose data file was %s", (how,
       await expect(objects.copy(key, `${key}.copy`)).rejects.toMatchObject({ code: "storage_object_not_found" });
       expect(await objects.head(`${key}.copy`)).toBeNull();
     } finally {
-      warn.mockRestore();
+      logs.restore();
     }
   });
 });
@@ -136,14 +137,14 @@ describe("multipart objects and recovery", () => {
     const files = await dataFiles(s3Store.lay, key);
     expect(files).toHaveLength(3);
     fs.rmSync(files[1]);
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const logs = captureLogs();
     try {
       expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: key })))).toMatchObject({ status: 404 });
       // A range inside the first (intact) segment is refused too: the object as a whole is gone.
       expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: key, Range: "bytes=0-99" })))).toEqual({ name: "NoSuchKey", status: 404 });
-      expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/\.2\.data is missing/);
+      expect(logs.lines().map((l) => l.msg).join("\n")).toMatch(/\.2\.data is missing/);
     } finally {
-      warn.mockRestore();
+      logs.restore();
     }
   });
 
@@ -154,12 +155,12 @@ describe("multipart objects and recovery", () => {
     expect((await fetch(await presignedPut(), { method: "PUT", body: new Uint8Array(bytes) })).status).toBe(200);
     const before = (await inspectObject(s3Store.lay, "easel", key))!.record as ObjectRecord;
     fs.rmSync((await dataFiles(s3Store.lay, key))[0]);
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const logs = captureLogs();
     try {
       expect((await fetch(await presignedPut(), { method: "PUT", body: new Uint8Array(crypto.randomBytes(100_000)) })).status).toBe(412);
       expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: key })))).toMatchObject({ status: 404 });
     } finally {
-      warn.mockRestore();
+      logs.restore();
     }
     expect((await fetch(await presignedPut(), { method: "PUT", body: new Uint8Array(bytes) })).status).toBe(200);
     const after = await inspectObject(s3Store.lay, "easel", key);

@@ -6,6 +6,7 @@ import { isMissing, readJson, syncDir, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomName, keyHash, type Layout } from "./layout";
 import { noteDeletedRecord, pin, retire, unpin } from "./pins";
+import { log } from "../../log/logger.mjs";
 
 /** Response headers an object keeps from its upload (S3 and GCS both replay them on GET). */
 export type StoredHeaders = Partial<Record<"cache-control" | "content-disposition" | "content-encoding" | "content-language" | "expires", string>>;
@@ -180,10 +181,16 @@ export async function inspectObject(lay: Layout, bucket: string, key: string): P
   return record ? { record, damage: await findDamage(lay, bucket, record) } : null;
 }
 
-/** Logged each time the store meets a record whose bytes are gone: that object answers "no such key". */
+/**
+ * Logged (an error: stored bytes were lost) each time the store meets a record whose bytes are
+ * gone: that object answers "no such key".
+ */
 function warnDamaged(bucket: string, key: string, damage: Damage): void {
   const what = damage.found === null ? `${damage.file} is missing` : `${damage.file} holds ${damage.found} bytes, the record says ${damage.recorded}`;
-  console.warn(`[objectstore] ${bucket}/${key}: the object's bytes are gone (${what}); it is served as no such key`);
+  log().error(
+    { component: "objectstore", bucket, key, file: damage.file, recorded_bytes: damage.recorded, found_bytes: damage.found },
+    `the object's bytes are gone (${what}); it is served as no such key`,
+  );
 }
 
 /**

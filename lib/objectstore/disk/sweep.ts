@@ -3,6 +3,7 @@ import path from "node:path";
 import { isMissing } from "./atomic";
 import type { Layout } from "./layout";
 import { forgetUpload } from "./part-digest";
+import { log } from "../../log/logger.mjs";
 
 const HOUR = 3600 * 1000;
 /** Leftovers of bodies that never finished arriving (a crash mid-upload). */
@@ -23,7 +24,8 @@ export function sweepSoon(lay: Layout): void {
   const now = Date.now();
   if (now - (lastSweep.get(lay.root) ?? 0) < HOUR) return;
   lastSweep.set(lay.root, now);
-  void sweep(lay, now).catch((err) => console.error("[objectstore] sweep failed", err));
+  // Nothing is lost: what stays is swept by the next round, an hour on.
+  void sweep(lay, now).catch((err) => log().warn({ component: "objectstore", root: lay.root, err }, "sweep of abandoned uploads failed; tried again in an hour"));
 }
 
 export async function sweep(lay: Layout, now: number): Promise<{ removed: string[] }> {

@@ -16,6 +16,7 @@ import { parseContentRange } from "./content-range";
 import { GcsError, gcsErrorResponse, gcsErrors } from "./errors";
 import { cancelSession, createSession, getSession, MAX_OBJECT_BYTES, querySession, writeChunk, type ChunkOutcome } from "./sessions";
 import { verifyGcsSignedUrl, type GcsVerifier } from "./signed-url";
+import { log } from "../../log/logger.mjs";
 
 export type GcsStoreContext = {
   lay: Layout;
@@ -57,7 +58,7 @@ export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Prom
     return withStorageCors(response, EXPOSED);
   } catch (err) {
     discardUnreadBody(req);
-    return withStorageCors(gcsErrorResponse(toGcsError(err), req.method), EXPOSED);
+    return withStorageCors(gcsErrorResponse(toGcsError(err, { method: req.method, path: url.pathname }), req.method), EXPOSED);
   }
 }
 
@@ -163,7 +164,7 @@ function numberHeader(req: Request, name: string): number | null {
   return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
-function toGcsError(err: unknown): GcsError {
+function toGcsError(err: unknown, request: { method: string; path: string }): GcsError {
   if (err instanceof GcsError) return err;
   if (err instanceof NoSuchBucketError) return gcsErrors.noSuchBucket();
   if (err instanceof ObjectExistsError) return gcsErrors.objectExists();
@@ -173,6 +174,6 @@ function toGcsError(err: unknown): GcsError {
     return new GcsError("RequestTimeout", "The client closed the connection before the body ended.", 400);
   }
   if (isNoSpace(err)) return gcsErrors.storageFull(NO_SPACE_MESSAGE);
-  console.error("[objectstore] gcs request failed", err);
+  log().error({ component: "objectstore", api: "gcs", method: request.method, path: request.path, err }, "embedded store request failed; answered 500");
   return gcsErrors.internal();
 }

@@ -23,6 +23,7 @@ import {
 } from "./multipart-ops";
 import { copyObject, getObject, putObject, removeObject } from "./object-ops";
 import { verifySigV4, type S3Credentials } from "./sigv4";
+import { log } from "../../log/logger.mjs";
 
 export type S3StoreContext = {
   lay: Layout;
@@ -114,17 +115,17 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
     return s3Cors(response);
   } catch (err) {
     discardUnreadBody(req);
-    return s3Cors(s3ErrorResponse(toS3Error(err), resource, req.method, requestId));
+    return s3Cors(s3ErrorResponse(toS3Error(err, { method: req.method, resource, requestId }), resource, req.method, requestId));
   }
 }
 
-function toS3Error(err: unknown): S3Error {
+function toS3Error(err: unknown, request: { method: string; resource: string; requestId: string }): S3Error {
   if (err instanceof S3Error) return err;
   if (err instanceof NoSuchBucketError) return s3Errors.noSuchBucket(err.bucket);
   if (err instanceof ObjectExistsError) return s3Errors.objectExists();
   if (err instanceof MultipartError) return multipartErrorToS3(err);
   if (err instanceof BodyError) return bodyErrorToS3(err);
   if (isNoSpace(err)) return s3Errors.storageFull(NO_SPACE_MESSAGE);
-  console.error("[objectstore] s3 request failed", err);
+  log().error({ component: "objectstore", api: "s3", method: request.method, resource: request.resource, s3_request_id: request.requestId, err }, "embedded store request failed; answered 500");
   return s3Errors.internal();
 }

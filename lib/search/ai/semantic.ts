@@ -4,6 +4,7 @@ import { assetEmbeddings, assets } from "../../db/schema";
 import { embed, EmbeddingsError } from "../../embeddings/client";
 import type { EmbeddingsConfig } from "../../embeddings/config";
 import { dotWithStored } from "../../embeddings/vector";
+import { log } from "../../log/logger.mjs";
 
 /**
  * The embedding half of ai_search: whether it takes part in this query, and the ranking of the
@@ -31,7 +32,7 @@ export async function semanticFor(config: EmbeddingsConfig | null, words: string
     return { state: "on", model: config.model, text, vector, minSimilarity: config.minSimilarity };
   } catch (err) {
     if (!(err instanceof EmbeddingsError)) throw err;
-    console.warn(`[easel] ai_search without embeddings (${err.reason}): ${err.message}`);
+    log().warn({ component: "search", reason: err.reason, err }, "ai_search without embeddings: matched by full text only");
     return { state: "unavailable", reason: err.reason === "timeout" ? "the service timed out" : err.reason === "network" ? "the service could not be reached" : err.reason === "status" ? "the service answered an error" : "the service's answer was unusable" };
   }
 }

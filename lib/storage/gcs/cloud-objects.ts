@@ -4,6 +4,7 @@ import { pipeline } from "node:stream/promises";
 import type { Bucket } from "@google-cloud/storage";
 import { DomainError } from "../../errors";
 import type { ObjectOps } from "./local-objects";
+import { log } from "../../log/logger.mjs";
 
 function isNotFound(err: unknown): boolean {
   return (err as { code?: number })?.code === 404;
@@ -12,7 +13,7 @@ function isNotFound(err: unknown): boolean {
 function toStorageError(err: unknown, what: string): DomainError {
   if (err instanceof DomainError) return err;
   if (isNotFound(err)) return new DomainError("storage_object_not_found", `${what}: the object is not in storage`);
-  console.error(`[storage] gcs ${what} failed`, err);
+  log().error({ component: "storage", backend: "gcs", operation: what, err }, "storage call failed; answered storage_unavailable");
   return new DomainError("storage_unavailable", `${what}: storage is unavailable`);
 }
 

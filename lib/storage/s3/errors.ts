@@ -1,4 +1,5 @@
 import { DomainError } from "../../errors";
+import { log } from "../../log/logger.mjs";
 
 type SdkError = { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
 
@@ -17,6 +18,6 @@ export function toStorageError(err: unknown, what: string): DomainError {
   if (err instanceof DomainError) return err;
   if (isS3NotFound(err)) return new DomainError("storage_object_not_found", `${what}: the object is not in storage`);
   // The backend's own message stays in the log: it can name hosts and paths the client need not see.
-  console.error(`[storage] ${what} failed`, err);
+  log().error({ component: "storage", backend: "s3", operation: what, s3_error: s3ErrorName(err), err }, "storage call failed; answered storage_unavailable");
   return new DomainError("storage_unavailable", `${what}: storage is unavailable (${s3ErrorName(err) ?? "error"})`);
 }

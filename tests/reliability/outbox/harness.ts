@@ -8,7 +8,7 @@
  *                       a board, an asset on it and an asset_updated trigger to HARNESS_HOOK_URL,
  *                       prints "harness:ready <asset token>", then PATCHes the asset's title to
  *                       HARNESS_TITLE. The test kills the process while that write pauses between
- *                       its commit and the hand-off of its event ("[outbox] test pause" on stdout).
+ *                       its commit and the hand-off of its event (a "test pause after commit" log line).
  *   HARNESS_MODE=serve  starts, prints "harness:title <the asset's title>" and serves until SIGTERM.
  */
 import { eq } from "drizzle-orm";
