@@ -2,6 +2,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { env } from "../env";
 import type { Output } from "./commands";
+import { printErr } from "./io";
 
 /**
  * Commands that must not open the database first: `restore` never touches one (it lays out a new
@@ -16,7 +17,7 @@ function parse(argv: string[], options: Record<string, { type: "string" }>, usag
     if (parsed.positionals.length !== 1) throw new Error("expected 1 argument");
     return parsed as { values: Record<string, string | undefined>; positionals: string[] };
   } catch (err) {
-    console.error(`${(err as Error).message}\nusage: npm run easel -- ${usage}`);
+    printErr(`${(err as Error).message}\nusage: npm run easel -- ${usage}`);
     return null;
   }
 }
@@ -34,7 +35,7 @@ export const STANDALONE_COMMANDS: Record<string, StandaloneCommand> = {
       const parsed = parse(argv, {}, this.usage);
       if (!parsed) return 2;
       if (env().DATABASE_URL) {
-        console.error(
+        printErr(
           "backup: this deployment keeps its data in PostgreSQL (DATABASE_URL) and its files in a bucket, not in an embedded data dir.\n" +
             "Back up the database with pg_dump (e.g. pg_dump --format=custom \"$DATABASE_URL\" > easel.dump) and the files with the bucket's own replication or versioning; see docs/operations.md.",
         );
@@ -47,7 +48,7 @@ export const STANDALONE_COMMANDS: Record<string, StandaloneCommand> = {
       const started = performance.now();
       const result = await backupDataDir({ dataDir: env().dataDir, file: typed(file), onProgress: (p) => progress.update(p.bytes, p.objects) }).finally(() => progress.end());
       const seconds = (performance.now() - started) / 1000;
-      for (const key of result.damaged) console.error(`warning: not archived, its stored file is missing or truncated in the data dir: ${key}`);
+      for (const key of result.damaged) printErr(`warning: not archived, its stored file is missing or truncated in the data dir: ${key}`);
       io.out(`database snapshot taken by ${result.via === "server" ? "the running server" : "this process (no server running)"}; the database was locked for ${result.dbLockedMs} ms`);
       io.out(`archived in ${seconds.toFixed(1)} s (${(result.bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s written)`);
       io.out(`backup: ${file} ${result.bytes} bytes, ${result.assets} assets, ${result.versions} versions, ${result.objects} objects`);
@@ -61,7 +62,7 @@ export const STANDALONE_COMMANDS: Record<string, StandaloneCommand> = {
       if (!parsed) return 2;
       const dir = parsed.values["data-dir"] && typed(parsed.values["data-dir"]);
       if (!dir) {
-        console.error(`--data-dir is required\nusage: npm run easel -- ${this.usage}`);
+        printErr(`--data-dir is required\nusage: npm run easel -- ${this.usage}`);
         return 2;
       }
       const [{ restoreArchive }, { progressLine }] = await Promise.all([import("../backup/restore-archive"), import("../backup/progress")]);

@@ -1,6 +1,8 @@
+import "./log-to-stderr";
 import { env } from "../env";
 import { DomainError } from "../errors";
 import { STANDALONE_COMMANDS } from "./backup-commands";
+import { printErr, printOut } from "./io";
 
 /**
  * `npm run easel -- <command>`: the admin CLI. It reads the same environment as the server
@@ -12,26 +14,26 @@ import { STANDALONE_COMMANDS } from "./backup-commands";
  */
 async function main(argv: string[]): Promise<number> {
   const standalone = STANDALONE_COMMANDS[argv[0]];
-  if (standalone) return standalone.run(argv.slice(1), { out: (line) => console.log(line) });
+  if (standalone) return standalone.run(argv.slice(1), { out: printOut });
   const [{ openDb }, { COMMANDS, UsageError }] = await Promise.all([import("../db/client"), import("./commands")]);
   const key = argv.slice(0, 2).join(" ");
   const command = COMMANDS[key];
   if (!command) {
     const usages = [...Object.values(COMMANDS), ...Object.values(STANDALONE_COMMANDS)].map((c) => `  npm run easel -- ${c.usage}`);
-    console.error(`unknown command "${key}"\ncommands:\n${usages.join("\n")}`);
+    printErr(`unknown command "${key}"\ncommands:\n${usages.join("\n")}`);
     return 2;
   }
   const handle = await openDb({ databaseUrl: env().DATABASE_URL, dataDir: env().dataDir, role: "tool" });
   try {
-    await command.run(handle.db, argv.slice(2), { out: (line) => console.log(line) });
+    await command.run(handle.db, argv.slice(2), { out: printOut });
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(err.message);
+      printErr(err.message);
       return 2;
     }
     if (err instanceof DomainError) {
-      console.error(`error: ${err.message}`);
+      printErr(`error: ${err.message}`);
       return 1;
     }
     throw err;
@@ -46,7 +48,7 @@ main(process.argv.slice(2)).then(
   (err) => {
     // A failed query's message names only the statement; its cause says why it failed.
     const cause = (err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : "";
-    console.error(`error: ${(err as Error).message}${cause}`);
+    printErr(`error: ${(err as Error).message}${cause}`);
     process.exit(1);
   },
 );
