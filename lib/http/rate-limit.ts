@@ -12,8 +12,10 @@
  *   limiting on its own meanwhile (the deployment-wide sum is then at most nodes × limit).
  */
 import { databaseErrorCode } from "../db/unavailable";
+import { getDeps } from "../deps";
 import { isSingleSession, type DbOrTx } from "../db/types";
 import { log } from "../log/logger.mjs";
+import { clientAddress } from "./client-address";
 import { consumeShared, sweepDue, sweepRateWindows } from "./rate-limit-store";
 
 export type RateState = { limit: number; remaining: number; resetSeconds: number; limited: boolean };
@@ -92,6 +94,19 @@ export async function countRequest(db: DbOrTx | null, bucket: string, limit: num
   }
 }
 
+/**
+ * Counts a request answered before any handler needed the database (a 404, a 405, the OpenAPI
+ * document) against its client address, where the deployment counts. When the database cannot be
+ * opened, getDeps has already said why; the count then stays in this node's memory.
+ */
+export async function countClientRequest(req: Request, limit: number): Promise<RateState> {
+  const db = await getDeps().then(
+    (deps) => deps.db,
+    () => null,
+  );
+  return countRequest(db, `ip:${clientAddress(req)}`, limit);
+}
+
 export function rateHeaders(state: RateState): Record<string, string> {
   return {
     "RateLimit-Limit": String(state.limit),
@@ -101,4 +116,4 @@ export function rateHeaders(state: RateState): Record<string, string> {
 }
 
 /** The bucket of an unauthenticated caller: the one client address the sign-in throttle uses too. */
-export { clientAddress } from "./client-address";
+export { clientAddress };

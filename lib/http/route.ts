@@ -1,7 +1,7 @@
 import { DomainError } from "../errors";
 import { withCors, preflight } from "./cors";
 import { toErrorResponse } from "./envelope";
-import { clientAddress, consume, rateHeaders } from "./rate-limit";
+import { countClientRequest, rateHeaders } from "./rate-limit";
 import { env } from "../env";
 import type { RouteContext } from "./with-api";
 
@@ -10,9 +10,9 @@ type Handler = (req: Request, ctx: RouteContext) => Promise<Response>;
 const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** An error answered before any handler runs (405, unknown route): still enveloped, rate-counted per client address. */
-function early(req: Request, err: DomainError): Response {
+async function early(req: Request, err: DomainError): Promise<Response> {
   const response = toErrorResponse(err);
-  const rate = consume(`ip:${clientAddress(req)}`, env().EASEL_RATE_LIMIT_PER_MIN);
+  const rate = await countClientRequest(req, env().EASEL_RATE_LIMIT_PER_MIN);
   for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
   return withCors(response);
 }

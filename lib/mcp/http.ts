@@ -1,14 +1,14 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { authenticate, bearerToken } from "../auth/authenticate";
 import { principalKey, type Principal } from "../auth/principal";
-import { getDeps } from "../deps";
+import { getDeps, type Deps } from "../deps";
 import { env } from "../env";
 import { DomainError } from "../errors";
 import { toErrorResponse } from "../http/envelope";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "../http/json-depth";
 import { readBodyText } from "../http/parse";
 import { findUnstorable } from "../http/unstorable-text";
-import { clientAddress, consume, rateHeaders, type RateState } from "../http/rate-limit";
+import { clientAddress, countRequest, rateHeaders, type RateState } from "../http/rate-limit";
 import type { DownloadOptions } from "./download";
 import { toolError } from "./errors";
 import { createMcpServer, type McpContext } from "./server";
@@ -111,13 +111,15 @@ export function mcpRoute(options: McpRouteOptions = {}) {
   async function POST(req: Request): Promise<Response> {
     let rate: RateState | null = null;
     let response: Response;
+    let db: Deps["db"] | null = null; // for the client-address count after a failure
     try {
       const deps = await getDeps();
+      db = deps.db;
       // Only a Bearer token: authenticate() would accept the web UI's session cookie in its place,
       // which an assistant never holds and a cross-site page must not be able to ride.
       if (bearerToken(req) === null) throw new DomainError("unauthenticated", "Missing Authorization header: send an API token as 'Bearer <token>'");
       const principal = await authenticate(req, deps);
-      rate = consume(principalKey(principal), limitFor(principal));
+      rate = await countRequest(deps.db, principalKey(principal), limitFor(principal));
       if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
       if (principal.kind === "board") throw new DomainError("board_scoped_token", "A board access token cannot use the assistant tools: use an API token");
       if (principal.kind !== "api") throw new DomainError("api_token_required", "The assistant tools take an API token");
@@ -126,7 +128,7 @@ export function mcpRoute(options: McpRouteOptions = {}) {
       response = toErrorResponse(err);
       if (err instanceof DomainError && err.code === "unauthenticated") response.headers.set("WWW-Authenticate", challenge(req, err));
     }
-    rate ??= consume(`ip:${clientAddress(req)}`, limitFor(null));
+    rate ??= await countRequest(db, `ip:${clientAddress(req)}`, limitFor(null));
     for (const [k, v] of Object.entries({ ...rateHeaders(rate), ...CORS })) response.headers.set(k, v);
     return response;
   }

@@ -2,7 +2,7 @@ import { env } from "../env";
 import { publicBaseUrl } from "../http/base-url";
 import { withCors } from "../http/cors";
 import { toErrorResponse } from "../http/envelope";
-import { clientAddress, consume, rateHeaders } from "../http/rate-limit";
+import { countClientRequest, rateHeaders } from "../http/rate-limit";
 import { openApiDocument } from "./document";
 
 /**
@@ -17,7 +17,7 @@ export async function serveOpenApi(req: Request): Promise<Response> {
   } catch (err) {
     response = toErrorResponse(err);
   }
-  const rate = consume(`ip:${clientAddress(req)}`, env().EASEL_RATE_LIMIT_PER_MIN);
+  const rate = await countClientRequest(req, env().EASEL_RATE_LIMIT_PER_MIN);
   for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
   return withCors(response);
 }
