@@ -4,6 +4,7 @@ import type { Db } from "../db";
 import { getSecret } from "../secrets";
 import { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./executor/event-api";
 import { signingKeyFromSecret } from "./executor/signing";
+import { JobLogContext, sdkLogger } from "./log-context";
 import { jobsMode } from "./mode";
 
 /**
@@ -21,8 +22,11 @@ const appSink: EventSink = async () => {
   return { db, clock };
 };
 
-/** Easel's one Inngest client. Domain code never imports it: it sends through `deps.jobs` (lib/jobs/send.ts). */
-export const inngest = new Inngest({ id: "easel", ...jobsClientOptions(appSink) });
+/**
+ * Easel's one Inngest client. Domain code never imports it: it sends through `deps.jobs` (lib/jobs/send.ts).
+ * Its functions log with their run's id and name (JobLogContext), and the SDK logs through Easel's logger.
+ */
+export const inngest = new Inngest({ id: "easel", ...jobsClientOptions(appSink), logger: sdkLogger, middleware: [JobLogContext] });
 
 const keyed = new WeakMap<Inngest.Any, Promise<void>>();
 
