@@ -174,7 +174,9 @@ export function createLogger(options = {}) {
         method.apply(this, /** @type {any} */ (args.map((a) => (typeof a === "string" ? scrubSecrets(a) : a))));
       },
     },
-    mixin: () => logContext.getStore() ?? {},
+    // A copy: pino merges each line's own fields into the object mixin returns, which would
+    // otherwise be the context itself and carry one line's fields onto every later line.
+    mixin: () => ({ ...logContext.getStore() }),
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     // Errors are serialized (type, message, stack, cause) by scrubValue, before scrubbing.
     serializers: { err: (err) => err },
