@@ -20,10 +20,13 @@ const DROPPED_BY_NEXT = new Set(["content-length", "content-encoding", "transfer
 export async function answerWith(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse, opts: { likeNext?: boolean } = {}) {
   try {
     const response = await handler(toWebRequest(req));
-    const out: Record<string, string> = {};
+    const out: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       if (!(opts.likeNext && DROPPED_BY_NEXT.has(name))) out[name] = value;
     });
+    // Each cookie is a header of its own (forEach gives them one by one, the last would win).
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length) out["set-cookie"] = cookies;
     res.writeHead(response.status, out);
     if (!response.body || req.method === "HEAD") {
       res.end();
