@@ -24,7 +24,7 @@ export function withAdmin(handler: (ctx: AdminContext) => Promise<Response>) {
       response.headers.set("Cache-Control", "no-store");
       return response;
     } catch (err) {
-      return toErrorResponse(err);
+      return toErrorResponse(err, req);
     }
   };
 }

@@ -2,6 +2,7 @@ import NextAuth, { type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { getDeps } from "../deps";
 import { clientAddress } from "../http/client-address";
+import { log } from "../log/logger.mjs";
 import { authSecret, SESSION_MAX_AGE_SECONDS } from "./session-principal";
 import { verifySignIn } from "./sign-in";
 
@@ -21,6 +22,14 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     trustHost: true,
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/login" },
+    // Auth.js's own messages go to Easel's log (JSON, scrubbed) instead of the console. A wrong
+    // password is Auth.js's CredentialsSignin "error": an ordinary event, logged at debug (the
+    // sign-in throttle logs the failures that matter).
+    logger: {
+      error: (err) => (err.name === "CredentialsSignin" ? log().debug({ component: "auth" }, "sign-in refused: wrong email or password") : log().error({ component: "auth", err }, "sign-in failed")),
+      warn: (code) => log().warn({ component: "auth", code }, "Auth.js warning"),
+      debug: (message, metadata) => log().debug({ component: "auth", metadata }, message),
+    },
     providers: [
       Credentials({
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },

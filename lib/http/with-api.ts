@@ -82,7 +82,7 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
       const run = () => handler({ req, params, principal, workspace, deps });
       response = await idempotent(req, deps, principal, run);
     } catch (err) {
-      response = toErrorResponse(err);
+      response = toErrorResponse(err, req);
     }
     // Unauthenticated (or failed before authenticating): counted against the client address, never refused.
     rate ??= await countRequest(db, `ip:${clientAddress(req)}`, limitFor(null));
@@ -118,7 +118,7 @@ async function idempotent(req: Request, deps: Deps, principal: Principal, run: (
   try {
     response = await run();
   } catch (err) {
-    response = toErrorResponse(err);
+    response = toErrorResponse(err, req);
   }
   if (response.status >= 500) {
     await forgetKey(deps.db, who, key);

@@ -125,7 +125,7 @@ export function mcpRoute(options: McpRouteOptions = {}) {
       if (principal.kind !== "api") throw new DomainError("api_token_required", "The assistant tools take an API token");
       response = await serve(req, { deps, principal, req, download: options.download });
     } catch (err) {
-      response = toErrorResponse(err);
+      response = toErrorResponse(err, req);
       if (err instanceof DomainError && err.code === "unauthenticated") response.headers.set("WWW-Authenticate", challenge(req, err));
     }
     rate ??= await countRequest(db, `ip:${clientAddress(req)}`, limitFor(null));

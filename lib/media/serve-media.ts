@@ -57,7 +57,7 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
     const body = request.method === "HEAD" ? null : await storage.read(target.key);
     return new Response(body, { headers: { ...headers, "Content-Length": String(info.size), ETag: `"${info.etag.replace(/"/g, "")}"` } });
   } catch (err) {
-    return toErrorResponse(err);
+    return toErrorResponse(err, request);
   }
 }
 

@@ -15,7 +15,7 @@ export async function serveOpenApi(req: Request): Promise<Response> {
   try {
     response = Response.json(openApiDocument({ serverUrl: publicBaseUrl(req) }), { headers: { "Cache-Control": "public, max-age=300" } });
   } catch (err) {
-    response = toErrorResponse(err);
+    response = toErrorResponse(err, req);
   }
   const rate = await countClientRequest(req, env().EASEL_RATE_LIMIT_PER_MIN);
   for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
