@@ -121,6 +121,7 @@ describe("levels", () => {
   });
 
   it("EASEL_LOG_LEVEL: info by default, any case accepted, anything else refused with the list", () => {
+    vi.stubEnv("EASEL_LOG_LEVEL", ""); // the suite's own setup sets warn
     expect(logLevelFromEnv(undefined)).toBe("info");
     expect(logLevelFromEnv("")).toBe("info");
     expect(logLevelFromEnv("DEBUG")).toBe("debug");
