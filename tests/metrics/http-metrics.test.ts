@@ -104,6 +104,32 @@ describe("GET /metrics", () => {
     expect(r.text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
+  it("every line of the scrape is valid Prometheus exposition: HELP and TYPE comments, then samples of declared families", async () => {
+    const { text } = await scrape();
+    const declared = new Map<string, string>();
+    const sampleLine = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?(?:\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+)|[+-]?(?:inf|infinity|nan))( -?\d+)?$/i;
+    // Values as Prometheus reads them (Go's ParseFloat: NaN and Inf in any case; prom-client writes "Nan").
+    const lines = text.split("\n");
+    expect(lines.at(-1)).toBe(""); // ends with a newline
+    for (const line of lines.slice(0, -1)) {
+      if (line === "") continue; // the format ignores empty lines
+      const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+      if (type) {
+        expect(declared.has(type[1]), `family ${type[1]} declared twice`).toBe(false);
+        declared.set(type[1], type[2]);
+        continue;
+      }
+      if (/^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*$/.test(line)) continue;
+      const m = sampleLine.exec(line);
+      expect(m, `not a sample line: ${line}`).not.toBeNull();
+      const family = [...declared.keys()].find((f) => m![1] === f || (/^(histogram|summary)$/.test(declared.get(f)!) && [`${f}_bucket`, `${f}_sum`, `${f}_count`].includes(m![1])));
+      expect(family, `sample of an undeclared family: ${line}`).toBeDefined();
+    }
+    expect(declared.get("easel_http_requests_total")).toBe("counter");
+    expect(declared.get("easel_http_request_duration_seconds")).toBe("histogram");
+    expect(declared.get("easel_job_queue_depth")).toBe("gauge");
+  });
+
   it("counts requests by method, route template and status; never a raw path, slug or token", async () => {
     const assetToken = "Zq7rawAssetTokenXyz";
     const series = (method: string, route: string, status: number) => `easel_http_requests_total{method="${method}",route="${route}",status="${status}"}`;
