@@ -23,7 +23,8 @@ afterAll(() => {
 });
 
 function start(env: Record<string, string>) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, EASEL_TEST_CLOCK: "1", EASEL_WEBHOOK_ALLOW_PRIVATE: "1", ...env };
+  // The test follows the child through its info lines (the "test pause"), whatever level the suite logs at.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, EASEL_LOG_LEVEL: "info", EASEL_TEST_CLOCK: "1", EASEL_WEBHOOK_ALLOW_PRIVATE: "1", ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "outbox/harness.ts")], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);

@@ -20,7 +20,8 @@ afterAll(() => {
 
 function start(send: boolean, clip = "") {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "kill/harness.ts")], {
-    env: { ...process.env, HARNESS_DIR: dir, HARNESS_CLIP: clip, HARNESS_SEND: send ? "1" : "0", EASEL_DATA_DIR: dir },
+    // The test follows the encode through the child's info lines, whatever level the suite logs at.
+    env: { ...process.env, EASEL_LOG_LEVEL: "info", HARNESS_DIR: dir, HARNESS_CLIP: clip, HARNESS_SEND: send ? "1" : "0", EASEL_DATA_DIR: dir },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -38,14 +39,23 @@ async function until(test: () => boolean, what: string, proc: { output: () => st
   }
 }
 
-const count = (text: string, line: string) => text.split("\n").filter((l) => l.includes(line)).length;
+/** How many of the child's log lines say that `rendition` (e.g. "360p") `started` or `finished`. */
+const count = (text: string, event: string) => {
+  const [rendition, what] = event.split(" ");
+  return text
+    .split("\n")
+    .slice(0, -1) // the part after the last newline may be a line still arriving
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { rendition?: string; msg?: string })
+    .filter((l) => l.rendition === rendition && l.msg === `rendition encode ${what}`).length;
+};
 
 it("resumes an encode after kill -9 without re-encoding the finished rendition", { timeout: 300_000 }, async () => {
   const clip = path.join(dir, "clip.mp4");
   fs.writeFileSync(clip, makeClip({ size: "640x360", seconds: 10, noisy: true }));
 
   const first = start(true, clip);
-  await until(() => first.output().includes("360p started"), "the second rendition to start", first);
+  await until(() => count(first.output(), "360p started") > 0, "the second rendition to start", first);
   first.child.kill("SIGKILL");
   await exited(first.child);
   expect(count(first.output(), "240p finished")).toBe(1);
