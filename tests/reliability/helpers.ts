@@ -6,10 +6,12 @@ import { queryRows } from "../../lib/db/types";
  * A fingerprint of everything a request could change: for every table, its row count and a hash
  * of its contents. Only counted: api_tokens (authentication stamps last_used_at on any
  * authenticated request). Left out: idempotency_keys (a POST with an Idempotency-Key remembers its
- * answer, 4xx included, by design, so the same key replays it — contract §1).
+ * answer, 4xx included, by design, so the same key replays it — contract §1) and rate_limit_windows
+ * (on PostgreSQL every request counts itself against its token or address, refused ones included,
+ * by design: docs/scaling.md).
  */
 const COUNT_ONLY = new Set(["api_tokens"]);
-const SKIPPED = new Set(["idempotency_keys"]);
+const SKIPPED = new Set(["idempotency_keys", "rate_limit_windows"]);
 
 export async function stateSnapshotter(db: Db) {
   const tables = (await queryRows<{ table_name: string }>(db, sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`)).map((r) => r.table_name).filter((t) => !SKIPPED.has(t));
