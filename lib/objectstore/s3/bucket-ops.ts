@@ -59,6 +59,8 @@ export function listPage(all: ObjectRecord[], opts: { prefix: string; delimiter:
   const prefixes: string[] = [];
   let last: string | null = null;
   let truncated = false;
+  // max-keys=0 asks for no entries: S3 answers an empty page that is not truncated.
+  if (opts.maxKeys <= 0) return { contents, prefixes, truncated, last };
   const skipUnder = opts.delimiter && opts.after.endsWith(opts.delimiter) ? opts.after : null;
   for (const record of all) {
     const key = record.key;

@@ -26,6 +26,11 @@ describe("listPage", () => {
     expect(page({ delimiter: "/", maxKeys: 2, after: "c/" })).toEqual({ keys: ["d"], prefixes: [], truncated: false, last: "d" });
   });
 
+  it("answers max-keys=0 with an empty page that is not truncated, as S3 does", () => {
+    expect(page({ maxKeys: 0 })).toEqual({ keys: [], prefixes: [], truncated: false, last: null });
+    expect(page({ maxKeys: 0, delimiter: "/" })).toEqual({ keys: [], prefixes: [], truncated: false, last: null });
+  });
+
   it("starts after a key (start-after, marker)", () => {
     expect(page({ after: "b" }).keys).toEqual(["c/x/1", "c/y", "d"]);
   });

@@ -29,6 +29,15 @@ export async function copyObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, now } = call;
   const source = parseCopySource(req.headers.get("x-amz-copy-source") ?? "");
   refuseCrossWorkspaceCopy(source, { bucket, key });
+  const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
+  // Copying an object onto itself changes nothing unless its metadata is replaced; S3 refuses it.
+  if (source.bucket === bucket && source.key === key && !replace) {
+    throw new S3Error(
+      "InvalidRequest",
+      "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
+      400,
+    );
+  }
   const opened = await openObject(lay, source.bucket, source.key);
   if (!opened) throw s3Errors.noSuchKey(source.key);
   let received;
@@ -37,7 +46,6 @@ export async function copyObject(call: S3Call): Promise<Response> {
   } finally {
     opened.stream.destroy();
   }
-  const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
   const meta = replace ? objectMetadataFrom(req) : { contentType: opened.record.contentType, headers: opened.record.headers, userMetadata: opened.record.userMetadata };
   const md5 = received.md5.toString("hex");
   const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {

@@ -15,6 +15,7 @@ import {
   HeadObjectCommand,
   ListBucketsCommand,
   ListMultipartUploadsCommand,
+  ListObjectsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
@@ -148,6 +149,44 @@ describe("objects", () => {
     await s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/new", CopySource: "easel/copy/src", MetadataDirective: "REPLACE", ContentType: "text/x-other", Metadata: { b: "2" } }));
     expect(await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/new" }))).toMatchObject({ ContentType: "text/x-other", Metadata: { b: "2" } });
     expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/x", CopySource: "easel/copy/none" })))).toEqual({ name: "NoSuchKey", status: 404 });
+  });
+
+  it("refuses copying an object onto itself unchanged (400 InvalidRequest) and allows it with REPLACE", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "copy/self", Body: "self bytes", ContentType: "text/plain", Metadata: { a: "1" } }));
+    const before = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self" }));
+    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/self", CopySource: "easel/copy/self" })))).toEqual({ name: "InvalidRequest", status: 400 });
+    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/self", CopySource: "easel/copy/self", MetadataDirective: "COPY" })))).toEqual({ name: "InvalidRequest", status: 400 });
+    expect(await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self" }))).toMatchObject({ ETag: before.ETag, Metadata: { a: "1" }, LastModified: before.LastModified });
+    await s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/self", CopySource: "easel/copy/self", MetadataDirective: "REPLACE", ContentType: "text/x-other", Metadata: { b: "2" } }));
+    const after = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self" }));
+    expect(after).toMatchObject({ ETag: before.ETag, ContentType: "text/x-other", Metadata: { b: "2" }, ContentLength: 10 });
+  });
+
+  it("answers max-keys=0 with an empty, untruncated listing (v1 and v2)", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "zero/a", Body: "a" }));
+    const v2 = await s3.send(new ListObjectsV2Command({ Bucket: "easel", Prefix: "zero/", MaxKeys: 0 }));
+    expect(v2).toMatchObject({ KeyCount: 0, IsTruncated: false, MaxKeys: 0 });
+    expect(v2.Contents ?? []).toEqual([]);
+    expect(v2.NextContinuationToken).toBeUndefined();
+    const v1 = await s3.send(new ListObjectsCommand({ Bucket: "easel", Prefix: "zero/", MaxKeys: 0 }));
+    expect(v1).toMatchObject({ IsTruncated: false, MaxKeys: 0 });
+    expect(v1.Contents ?? []).toEqual([]);
+    await s3.send(new DeleteObjectCommand({ Bucket: "easel", Key: "zero/a" }));
+  });
+
+  it("echoes a v1 listing's prefix as given, and URL-encoded only with encoding-type=url", async () => {
+    const prefix = "enc dir/é+&";
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: `${prefix}1`, Body: "x" }));
+    const listed = async (encodingType?: "url") => {
+      const url = await getSignedUrl(s3, new ListObjectsCommand({ Bucket: "easel", Prefix: prefix, EncodingType: encodingType }), { signingDate: clock() });
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      return { prefix: /<Prefix>([^<]*)<\/Prefix>/.exec(body)?.[1], key: /<Key>([^<]*)<\/Key>/.exec(body)?.[1] };
+    };
+    expect(await listed()).toEqual({ prefix: "enc dir/é+&amp;", key: "enc dir/é+&amp;1" });
+    expect(await listed("url")).toEqual({ prefix: encodeURIComponent(prefix).replace(/%2F/g, "/"), key: `${encodeURIComponent(prefix).replace(/%2F/g, "/")}1` });
+    await s3.send(new DeleteObjectCommand({ Bucket: "easel", Key: `${prefix}1` }));
   });
 
   it("lists with prefix, delimiter and continuation tokens, and deletes in bulk", async () => {
