@@ -94,6 +94,35 @@ describe("verifySigV4", () => {
     expect(failure(() => verifySigV4(other, url, credentials, signedAt))).toEqual({ code: "SignatureDoesNotMatch", status: 403 });
   });
 
+  it("refuses a presigned lifetime outside 1 s to 7 days with 403 AccessDenied, and a non-number as malformed", () => {
+    const withExpires = (value: string) => {
+      const url = presignedUrl("aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+      url.search = url.search.replace("X-Amz-Expires=86400", `X-Amz-Expires=${value}`);
+      return { req: new Request(url, { headers: { host: "examplebucket.s3.amazonaws.com" } }), url };
+    };
+    const refusal = (value: string) => {
+      const { req, url } = withExpires(value);
+      try {
+        verifySigV4(req, url, credentials, signedAt);
+      } catch (err) {
+        if (err instanceof S3Error) return { code: err.code, status: err.status, message: err.message };
+        throw err;
+      }
+      throw new Error(`X-Amz-Expires=${value} was accepted`);
+    };
+    expect(refusal("604801")).toEqual({
+      code: "AccessDenied",
+      status: 403,
+      message: "X-Amz-Expires must be less than a week (in seconds) that is, the given X-Amz-Expires must be less than 604800 seconds",
+    });
+    expect(refusal("0")).toMatchObject({ code: "AccessDenied", status: 403 });
+    expect(refusal("-1")).toEqual({ code: "AccessDenied", status: 403, message: "X-Amz-Expires must be non-negative" });
+    expect(refusal("soon")).toMatchObject({ code: "AuthorizationQueryParametersError", status: 400 });
+    // The bounds themselves pass the lifetime check: they fail only the signature (it was made for 86400).
+    expect(refusal("1")).toMatchObject({ code: "SignatureDoesNotMatch", status: 403 });
+    expect(refusal("604800")).toMatchObject({ code: "SignatureDoesNotMatch", status: 403 });
+  });
+
   it("names malformed authentication precisely", () => {
     const url = new URL("https://h.example/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=bad&X-Amz-Date=x");
     expect(failure(() => verifySigV4(new Request(url), url, credentials, signedAt))).toEqual({ code: "AuthorizationQueryParametersError", status: 400 });

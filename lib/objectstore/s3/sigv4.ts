@@ -107,9 +107,15 @@ function parsePresigned(params: [string, string][], req: Request, now: Date): Pa
   const signedAt = parseCompactDate(amzDate);
   if (!signedAt) throw bad("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\".");
   const expires = Number(get("X-Amz-Expires"));
-  if (!Number.isInteger(expires) || expires < 1 || expires > MAX_PRESIGN_SECONDS) {
-    throw bad("X-Amz-Expires must be a whole number of seconds between 1 and 604800.");
+  // Only a value that is not a whole number is malformed (400); a lifetime out of range is a
+  // refusal to authorize (403 AccessDenied), as S3 answers it.
+  if (!Number.isInteger(expires)) throw bad("X-Amz-Expires should be a whole number of seconds.");
+  if (expires > MAX_PRESIGN_SECONDS) {
+    throw s3Errors.accessDenied(`X-Amz-Expires must be less than a week (in seconds) that is, the given X-Amz-Expires must be less than ${MAX_PRESIGN_SECONDS} seconds`);
   }
+  if (expires < 0) throw s3Errors.accessDenied("X-Amz-Expires must be non-negative");
+  // A URL valid for 0 seconds is expired from the moment it was signed.
+  if (expires === 0) throw s3Errors.accessDenied("Request has expired");
   const signature = get("X-Amz-Signature");
   const signedHeaders = get("X-Amz-SignedHeaders");
   if (!signature || !signedHeaders) throw bad("Query-string authentication requires X-Amz-Signature and X-Amz-SignedHeaders.");
