@@ -4,7 +4,7 @@ import path from "node:path";
 import { isMissing, readJson, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomId, randomName, isValidId, type Layout } from "./layout";
-import { commitObject, NoSuchBucketError, type CommitMode, type ObjectRecord, type StoredHeaders } from "./objects";
+import { commitObject, headObject, NoSuchBucketError, type CommitMode, type NewObject, type ObjectRecord, type StoredHeaders } from "./objects";
 import { forgetUpload, notePartCommitted, wholeMd5 } from "./part-digest";
 import type { Received } from "./receive";
 
@@ -114,6 +114,8 @@ export async function listParts(lay: Layout, upload: UploadRecord): Promise<Part
  * them first, and the object is committed only then. Parts not listed are discarded with the upload.
  * Once completed the upload is gone: its part URLs answer NoSuchUpload from then on. A completion
  * refused by `create-only` (another object at the key) leaves the upload and its parts as they were.
+ * The object's record names the upload that produced it (`completedUploadId`, written in the same
+ * atomic rename as the object), so a completion sent again is recognised (`completedUpload`).
  */
 export async function completeUpload(
   lay: Layout,
@@ -129,26 +131,38 @@ export async function completeUpload(
     const files = chosen.map((p) => ({ path: path.join(dir, p.dataFile), size: p.size }));
     const partsDigest = crypto.createHash("md5");
     for (const part of chosen) partsDigest.update(Buffer.from(part.md5, "hex"));
-    const record = await commitObject(
-      lay,
-      upload.bucket,
-      upload.key,
-      files,
-      {
-        size: chosen.reduce((sum, p) => sum + p.size, 0),
-        md5: await wholeMd5(upload.uploadId, files),
-        etag: `${partsDigest.digest("hex")}-${chosen.length}`,
-        contentType: upload.contentType,
-        headers: upload.headers,
-        userMetadata: upload.userMetadata,
-      },
-      now,
-      mode,
-    );
+    const object: NewObject & CompletedBy = {
+      size: chosen.reduce((sum, p) => sum + p.size, 0),
+      md5: await wholeMd5(upload.uploadId, files),
+      etag: `${partsDigest.digest("hex")}-${chosen.length}`,
+      contentType: upload.contentType,
+      headers: upload.headers,
+      userMetadata: upload.userMetadata,
+      completedUploadId: upload.uploadId,
+    };
+    const record = await commitObject(lay, upload.bucket, upload.key, files, object, now, mode);
     await fs.rm(dir, { recursive: true, force: true });
     forgetUpload(upload.uploadId);
     return record;
   });
+}
+
+/** What an object record assembled by a multipart upload carries beyond the common fields. */
+type CompletedBy = { completedUploadId?: string };
+
+/**
+ * The object a completed upload produced, while it is still the object at its key: S3 answers a
+ * completion sent again (a client retrying after a lost answer) with the same result. Once the key
+ * is overwritten or deleted, the upload is unknown again (NoSuchUpload). Folder leftovers of a
+ * completion cut short after its commit (a crash before the upload's folder was removed) go now.
+ */
+export async function completedUpload(lay: Layout, bucket: string, key: string, uploadId: string): Promise<ObjectRecord | null> {
+  if (!isValidId(uploadId)) return null;
+  const record: (ObjectRecord & CompletedBy) | null = await headObject(lay, bucket, key);
+  if (!record || record.completedUploadId !== uploadId) return null;
+  await withLock(`upload:${uploadId}`, () => fs.rm(lay.uploadDir(uploadId), { recursive: true, force: true }));
+  forgetUpload(uploadId);
+  return record;
 }
 
 function choosePartsOrThrow(requested: { partNumber: number; etag: string }[], stored: Map<number, PartRecord>): PartRecord[] {

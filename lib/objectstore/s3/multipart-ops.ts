@@ -3,6 +3,7 @@ import {
   abortUpload,
   commitPart,
   completeUpload,
+  completedUpload,
   createUpload,
   getUpload,
   listParts,
@@ -10,7 +11,9 @@ import {
   MAX_PART_NUMBER,
   MultipartError,
 } from "../disk/multipart";
+import type { ObjectRecord } from "../disk/objects";
 import { sweepSoon } from "../disk/sweep";
+import { discardUnreadBody } from "../discard-body";
 import { elements, hasRoot, text, xmlDocument } from "../xml";
 import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
 import { commitModeOf, type S3Call } from "./call";
@@ -75,14 +78,40 @@ export async function listUploadParts(call: S3Call): Promise<Response> {
   );
 }
 
-/** POST /bucket/key?uploadId=U with the CompleteMultipartUpload document */
+/**
+ * POST /bucket/key?uploadId=U with the CompleteMultipartUpload document. Sent again for an upload
+ * already completed (a retry after a lost answer, or racing the first), while its object is still
+ * the one at the key, it answers the same result, as S3 does.
+ */
 export async function completeMultipartUpload(call: S3Call): Promise<Response> {
-  const upload = await uploadOrThrow(call);
+  const uploadId = call.url.searchParams.get("uploadId") ?? "";
+  const done = await completedUpload(call.lay, call.bucket, call.key, uploadId);
+  if (done) {
+    await requestedParts(call);
+    return completionResult(call, done);
+  }
+  try {
+    const upload = await uploadOrThrow(call);
+    const parts = await requestedParts(call);
+    return completionResult(call, await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call)));
+  } catch (err) {
+    // Another request completed this upload since the check above.
+    const raced = err instanceof MultipartError ? await completedUpload(call.lay, call.bucket, call.key, uploadId) : null;
+    if (!raced) throw err;
+    discardUnreadBody(call.req);
+    return completionResult(call, raced);
+  }
+}
+
+async function requestedParts(call: S3Call): Promise<{ partNumber: number; etag: string }[]> {
   const body = await readXmlBody(call.req, call.payload);
   if (!hasRoot(body, "CompleteMultipartUpload")) throw s3Errors.malformedXml();
   const parts = elements(body, "Part").map((part) => ({ partNumber: Number(text(part, "PartNumber")), etag: text(part, "ETag") ?? "" }));
   if (parts.some((p) => !Number.isInteger(p.partNumber) || !p.etag)) throw s3Errors.malformedXml();
-  const record = await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call));
+  return parts;
+}
+
+function completionResult(call: S3Call, record: ObjectRecord): Response {
   const location = `${call.url.origin}${call.url.pathname}`;
   return xml(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag) }));
 }

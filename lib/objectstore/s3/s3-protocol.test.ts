@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -343,6 +344,42 @@ describe("multipart uploads", () => {
     expect(Buffer.from(head.headers.get("content-md5") as string, "base64").toString("hex")).toBe(md5Hex(whole));
     // Completed: the upload is gone.
     expect(await s3Failure(s3.send(new ListPartsCommand({ Bucket: "easel", Key: "mp/object.bin", UploadId })))).toEqual({ name: "NoSuchUpload", status: 404 });
+  });
+
+  it("answers a completion sent again with the same result while the object is still that upload's, NoSuchUpload after", async () => {
+    const Key = "mp/again.bin";
+    const UploadId = await create(Key);
+    const part = await s3.send(new UploadPartCommand({ Bucket: "easel", Key, UploadId, PartNumber: 1, Body: "only part" }));
+    const complete = () => s3.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
+    const uploadJson = path.join(store.lay.uploadDir(UploadId), "upload.json");
+    const uploadRecord = fs.readFileSync(uploadJson);
+    const first = await complete();
+    // A crash after the object's commit but before the upload's folder went leaves that folder.
+    fs.mkdirSync(path.dirname(uploadJson), { recursive: true });
+    fs.writeFileSync(uploadJson, uploadRecord);
+    const again = await complete();
+    expect(fs.existsSync(path.dirname(uploadJson))).toBe(false);
+    expect(again.$metadata.httpStatusCode).toBe(200);
+    expect({ ETag: again.ETag, Location: again.Location, Bucket: again.Bucket, Key: again.Key }).toEqual({ ETag: first.ETag, Location: first.Location, Bucket: "easel", Key });
+    const got = await s3.send(new GetObjectCommand({ Bucket: "easel", Key }));
+    expect(await got.Body!.transformToString()).toBe("only part");
+    // The upload stays gone for everything else.
+    expect(await s3Failure(s3.send(new ListPartsCommand({ Bucket: "easel", Key, UploadId })))).toEqual({ name: "NoSuchUpload", status: 404 });
+    // Once the key holds another object, the upload is unknown again.
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key, Body: "replaced" }));
+    expect(await s3Failure(complete())).toEqual({ name: "NoSuchUpload", status: 404 });
+    await s3.send(new DeleteObjectCommand({ Bucket: "easel", Key }));
+    expect(await s3Failure(complete())).toEqual({ name: "NoSuchUpload", status: 404 });
+  });
+
+  it("answers two completions racing for one upload both with its result", async () => {
+    const Key = "mp/race.bin";
+    const UploadId = await create(Key);
+    const part = await s3.send(new UploadPartCommand({ Bucket: "easel", Key, UploadId, PartNumber: 1, Body: "raced part" }));
+    const complete = () => s3.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
+    const [a, b] = await Promise.all([complete(), complete()]);
+    expect(a.ETag).toBe(`"${crypto.createHash("md5").update(Buffer.from(md5Hex(Buffer.from("raced part")), "hex")).digest("hex")}-1"`);
+    expect(b.ETag).toBe(a.ETag);
   });
 
   it("replaces a part sent twice under the same number", async () => {
