@@ -131,7 +131,7 @@ export async function completeUpload(
     const files = chosen.map((p) => ({ path: path.join(dir, p.dataFile), size: p.size }));
     const partsDigest = crypto.createHash("md5");
     for (const part of chosen) partsDigest.update(Buffer.from(part.md5, "hex"));
-    const object: NewObject & CompletedBy = {
+    const object: NewObject = {
       size: chosen.reduce((sum, p) => sum + p.size, 0),
       md5: await wholeMd5(upload.uploadId, files),
       etag: `${partsDigest.digest("hex")}-${chosen.length}`,
@@ -147,9 +147,6 @@ export async function completeUpload(
   });
 }
 
-/** What an object record assembled by a multipart upload carries beyond the common fields. */
-type CompletedBy = { completedUploadId?: string };
-
 /**
  * The object a completed upload produced, while it is still the object at its key: S3 answers a
  * completion sent again (a client retrying after a lost answer) with the same result. Once the key
@@ -158,7 +155,7 @@ type CompletedBy = { completedUploadId?: string };
  */
 export async function completedUpload(lay: Layout, bucket: string, key: string, uploadId: string): Promise<ObjectRecord | null> {
   if (!isValidId(uploadId)) return null;
-  const record: (ObjectRecord & CompletedBy) | null = await headObject(lay, bucket, key);
+  const record = await headObject(lay, bucket, key);
   if (!record || record.completedUploadId !== uploadId) return null;
   await withLock(`upload:${uploadId}`, () => fs.rm(lay.uploadDir(uploadId), { recursive: true, force: true }));
   forgetUpload(uploadId);

@@ -27,6 +27,8 @@ export type ObjectRecord = {
   segments: Segment[];
   headers: StoredHeaders;
   userMetadata: Record<string, string>;
+  /** The multipart upload that produced the object, so that a repeated completion answers as the first did. */
+  completedUploadId?: string;
 };
 
 export type NewObject = Omit<ObjectRecord, "key" | "segments" | "lastModified">;
