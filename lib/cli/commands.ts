@@ -5,6 +5,7 @@ import type { Db } from "../db";
 import { SCOPES, type Scope } from "../db/schema";
 import { DomainError } from "../errors";
 import { createWorkspace, getWorkspaceOrThrow, updateWorkspace } from "../workspaces/manage-workspaces";
+import { storageCredentials } from "./storage-credentials";
 import { storageVerify } from "./storage-verify";
 
 export class UsageError extends Error {}
@@ -85,4 +86,5 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "storage verify": storageVerify,
+  "storage credentials": storageCredentials,
 };
