@@ -116,6 +116,24 @@ export function scrubSecrets(text) {
 }
 
 /**
+ * A failed query's error (Drizzle's) carries the statement's bound values in its `params` field
+ * and in the "params: …" line of its message and stack: a title, a password hash, a trigger's
+ * signing secret. The statement's text stays (it names what failed); the values never reach a line.
+ * @param {Record<string, unknown>} err a serialized error (pino folds causes into message and stack)
+ */
+function withoutQueryValues(err) {
+  if (!("params" in err)) return err;
+  const shown = `params: ${String(err.params)}`;
+  const hidden = "params: [not logged]";
+  return {
+    ...err,
+    params: "[not logged]",
+    ...(typeof err.message === "string" ? { message: err.message.replaceAll(shown, hidden) } : {}),
+    ...(typeof err.stack === "string" ? { stack: err.stack.replaceAll(shown, hidden) } : {}),
+  };
+}
+
+/**
  * Strings scrubbed and credential fields replaced at any depth (bounded: a log line is small, and
  * a cycle stops at the bound). Errors are serialized first (type, message, stack, cause, own
  * fields); a value with toJSON (a URL, a Date) is scrubbed as what it would print.
@@ -125,7 +143,7 @@ export function scrubSecrets(text) {
 function scrubValue(value, depth = 0) {
   if (typeof value === "string") return scrubSecrets(value);
   if (depth > 8 || value === null || typeof value !== "object") return value;
-  if (value instanceof Error) return scrubValue(pino.stdSerializers.err(value), depth + 1);
+  if (value instanceof Error) return scrubValue(withoutQueryValues(pino.stdSerializers.err(value)), depth + 1);
   if (ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
   if (typeof (/** @type {{ toJSON?: unknown }} */ (value).toJSON) === "function") return scrubValue(/** @type {{ toJSON: () => unknown }} */ (value).toJSON(), depth + 1);
   if (Array.isArray(value)) return value.map((/** @type {unknown} */ v) => scrubValue(v, depth + 1));

@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger, currentLogContext, log, logFormatFromEnv, logLevelFromEnv, scrubSecrets, setLogger, withLogContext } from "./logger.mjs";
 
@@ -244,5 +245,20 @@ describe("nothing secret is written", () => {
     expect(scrubSecrets("connect postgres://easel:hunter2@db.internal:5432/easel failed")).toBe("connect postgres://easel:[redacted]@db.internal:5432/easel failed");
     // Ordinary text is left alone.
     expect(scrubSecrets("asset k7wPq2 v3 processed in 1.2 s")).toBe("asset k7wPq2 v3 processed in 1.2 s");
+  });
+
+  it("keeps a failed query's statement but none of its bound values, in fields, message or stack", () => {
+    const { logger, text, lines } = capture();
+    const cause = Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), { code: "CONNECTION_CLOSED" });
+    const err = new DrizzleQueryError("insert into users (email, password_hash) values ($1, $2)", ["ana@example.com", "$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA"], cause);
+    logger.error({ err }, "could not create the user");
+    expect(text()).not.toContain("ana@example.com");
+    expect(text()).not.toContain("$scrypt$");
+    const [line] = lines() as [{ err: { message: string; stack: string; query: string; params: string } }];
+    expect(line.err.query).toBe("insert into users (email, password_hash) values ($1, $2)");
+    expect(line.err.params).toBe("[not logged]");
+    expect(line.err.message).toContain("params: [not logged]");
+    expect(line.err.message).toContain("CONNECTION_CLOSED"); // the cause still shows
+    expect(line.err.stack).toContain("params: [not logged]");
   });
 });
