@@ -16,12 +16,12 @@ import { getDeps } from "../deps";
 import { isSingleSession, type DbOrTx } from "../db/types";
 import { log } from "../log/logger.mjs";
 import { clientAddress } from "./client-address";
-import { consumeShared, sweepDue, sweepRateWindows } from "./rate-limit-store";
+import { consumeShared, sweepDue, sweepRateWindows, WINDOW_SECONDS } from "./rate-limit-store";
 
 export type RateState = { limit: number; remaining: number; resetSeconds: number; limited: boolean };
 
 type Window = { startedAt: number; count: number };
-const WINDOW_MS = 60_000;
+const WINDOW_MS = WINDOW_SECONDS * 1000; // one window length, in memory and in the table
 const MAX_BUCKETS = 100_000;
 
 const windows: Map<string, Window> = ((globalThis as { __easelRate?: Map<string, Window> }).__easelRate ??= new Map());
