@@ -12,6 +12,13 @@ import { builtAppDir, cli, freePort, scratchDatabase, startNode, startProxy, sto
 
 export const BUCKET = "easel-scale";
 
+/** The PostgreSQL server a scale test runs on (TEST_DATABASE_URL, else DATABASE_URL); a scale test without one fails, never skips. */
+export function scaleServerUrl(): string {
+  const url = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!url) throw new Error("tests/scale needs PostgreSQL: set TEST_DATABASE_URL (a database of its own is created on that server)");
+  return url;
+}
+
 export type Cluster = {
   nodes: EaselNode[];
   proxy: Proxy;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCluster, type Cluster } from "../../bench/scale/setup";
+import { scaleServerUrl, startCluster, type Cluster } from "../../bench/scale/setup";
 
 /**
  * Rate limits across nodes (contract §10, docs/scaling.md "Limits across nodes"): two app nodes
@@ -7,8 +7,7 @@ import { startCluster, type Cluster } from "../../bench/scale/setup";
  * token gets EASEL_RATE_LIMIT_PER_MIN in a minute from the whole deployment, not from each node.
  * Needs a build (`npm run build`, or EASEL_APP_DIR) and PostgreSQL (TEST_DATABASE_URL or DATABASE_URL).
  */
-const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
-if (!serverUrl) throw new Error("tests/scale needs PostgreSQL: set TEST_DATABASE_URL (a database of its own is created on that server)");
+const serverUrl = scaleServerUrl();
 
 const LIMIT = 60;
 let cluster: Cluster;

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import postgres from "postgres";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCluster, type Cluster } from "../../bench/scale/setup";
+import { scaleServerUrl, startCluster, type Cluster } from "../../bench/scale/setup";
 
 /**
  * Two app nodes (`npm start`'s server of one build, each its own port and data dir) on one PostgreSQL
@@ -12,8 +12,7 @@ import { startCluster, type Cluster } from "../../bench/scale/setup";
  * Node A runs the embedded job executor; node B is kept out of the queue (EASEL_JOBS_DISABLED).
  * Needs a build (`npm run build`, or EASEL_APP_DIR) and PostgreSQL (TEST_DATABASE_URL or DATABASE_URL).
  */
-const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
-if (!serverUrl) throw new Error("tests/scale needs PostgreSQL: set TEST_DATABASE_URL (a database of its own is created on that server)");
+const serverUrl = scaleServerUrl();
 
 const BOARD_TOKEN_LIMIT = 10;
 let cluster: Cluster;
