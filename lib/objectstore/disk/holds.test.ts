@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { md5Hex, tempDir } from "../testing/fixtures";
 import { releaseStaleHolds } from "./holds";
 import { layout, type Layout } from "./layout";
@@ -34,7 +34,8 @@ describe("deletion holds", () => {
     const rel = path.relative(lay.root, lay.objectRecord("b1", "a/one"));
     expect(hold.deletedRecord(rel)).toEqual(record);
     expect(hold.deletedIn(path.dirname(rel))).toEqual([path.basename(rel)]);
-    expect(fs.readdirSync(path.join(lay.root, ".holds"))).toHaveLength(1);
+    // The journal line is appended behind the delete (holds.ts chains it): wait for it, bounded.
+    await vi.waitFor(() => expect(fs.readdirSync(path.join(lay.root, ".holds"))).toHaveLength(1), { timeout: 5_000 });
     await release();
     expect(fs.existsSync(dataFile(lay, record))).toBe(false);
     expect(fs.readdirSync(path.join(lay.root, ".holds"))).toEqual([]);
