@@ -1,3 +1,5 @@
+import { headerText } from "./header-text";
+
 /**
  * The canonical forms both signature schemes (AWS SigV4 and GCS V4) hash. They differ only in
  * names; the encoding rules are the same: every byte but A-Z a-z 0-9 - _ . ~ is percent-encoded.
@@ -50,9 +52,12 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** `name:value\n` lines for the signed headers, values trimmed and inner runs of spaces collapsed. */
+/**
+ * `name:value\n` lines for the signed headers, values trimmed and inner runs of spaces collapsed.
+ * A value beyond ASCII is read as the UTF-8 text its signer hashed (header-text.ts).
+ */
 export function canonicalHeaders(signed: string[], valueOf: (name: string) => string | null): string {
-  return signed.map((name) => `${name}:${(valueOf(name) ?? "").trim().replace(/\s+/g, " ")}\n`).join("");
+  return signed.map((name) => `${name}:${headerText(valueOf(name) ?? "").trim().replace(/\s+/g, " ")}\n`).join("");
 }
 
 /** `20260102T030405Z` → Date, or null when malformed. */

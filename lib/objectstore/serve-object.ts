@@ -9,6 +9,8 @@ type ServeOptions = {
   onMissing: () => Error;
   rangeError: (size: number) => Error;
   preconditionError: () => Error;
+  /** The bytes to answer (206) instead of any Range header: S3's `?partNumber=`. */
+  range?: { start: number; end: number };
 };
 
 /** Query parameters a signed GET may use to choose the response's headers (S3 and GCS share them). */
@@ -48,13 +50,13 @@ export async function serveObject(req: Request, url: URL, record: ObjectRecord, 
   const cacheControl = headers.get("cache-control");
   if (!cacheControl?.includes("no-transform")) headers.set("cache-control", cacheControl ? `${cacheControl}, no-transform` : "no-transform");
 
-  const verdict = checkConditions(req, record);
+  const verdict = evaluateConditions((name) => req.headers.get(name), record);
   if (verdict === "precondition_failed") throw opts.preconditionError();
   if (verdict === "not_modified") {
     return new Response(null, { status: 304, headers: pick(headers, ["etag", "last-modified"]) });
   }
 
-  const range = parseRange(req.headers.get("range"), record.size);
+  const range = opts.range ?? parseRange(req.headers.get("range"), record.size);
   if (range === "unsatisfiable") throw opts.rangeError(record.size);
   const status = range ? 206 : 200;
   const length = range ? range.end - range.start + 1 : record.size;
@@ -85,12 +87,19 @@ function etagMatches(header: string, etag: string): boolean {
     .some((t) => t === "*" || t === etag);
 }
 
-function checkConditions(req: Request, record: ObjectRecord): "ok" | "precondition_failed" | "not_modified" {
+type ConditionHeader = "if-match" | "if-none-match" | "if-modified-since" | "if-unmodified-since";
+
+/**
+ * RFC 7232's order: If-Match decides over If-Unmodified-Since, If-None-Match over
+ * If-Modified-Since. `header` reads the condition (a GET's own headers, or a copy's
+ * `x-amz-copy-source-if-*`).
+ */
+export function evaluateConditions(header: (name: ConditionHeader) => string | null, record: ObjectRecord): "ok" | "precondition_failed" | "not_modified" {
   const modified = Math.floor(new Date(record.lastModified).getTime() / 1000) * 1000;
-  const ifMatch = req.headers.get("if-match");
-  const ifNoneMatch = req.headers.get("if-none-match");
-  const ifUnmodified = Date.parse(req.headers.get("if-unmodified-since") ?? "");
-  const ifModified = Date.parse(req.headers.get("if-modified-since") ?? "");
+  const ifMatch = header("if-match");
+  const ifNoneMatch = header("if-none-match");
+  const ifUnmodified = Date.parse(header("if-unmodified-since") ?? "");
+  const ifModified = Date.parse(header("if-modified-since") ?? "");
   if (ifMatch !== null && !etagMatches(ifMatch, record.etag)) return "precondition_failed";
   if (ifMatch === null && !Number.isNaN(ifUnmodified) && modified > ifUnmodified) return "precondition_failed";
   if (ifNoneMatch !== null) return etagMatches(ifNoneMatch, record.etag) ? "not_modified" : "ok";

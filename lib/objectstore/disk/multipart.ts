@@ -4,7 +4,7 @@ import path from "node:path";
 import { isMissing, readJson, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomId, randomName, isValidId, type Layout } from "./layout";
-import { commitObject, headObject, NoSuchBucketError, type CommitMode, type NewObject, type ObjectRecord, type StoredHeaders } from "./objects";
+import { commitObject, headObject, NoSuchBucketError, type CommitMode, type NewObject, type ObjectRecord, type StoredHeaders, type WriteCondition } from "./objects";
 import { forgetUpload, notePartCommitted, wholeMd5 } from "./part-digest";
 import type { Received } from "./receive";
 
@@ -123,6 +123,7 @@ export async function completeUpload(
   requested: { partNumber: number; etag: string }[],
   now: Date,
   mode: CommitMode = "overwrite",
+  condition?: WriteCondition,
 ): Promise<ObjectRecord> {
   return withLock(`upload:${upload.uploadId}`, async () => {
     const dir = lay.uploadDir(upload.uploadId);
@@ -140,7 +141,7 @@ export async function completeUpload(
       userMetadata: upload.userMetadata,
       completedUploadId: upload.uploadId,
     };
-    const record = await commitObject(lay, upload.bucket, upload.key, files, object, now, mode);
+    const record = await commitObject(lay, upload.bucket, upload.key, files, object, now, mode, condition);
     await fs.rm(dir, { recursive: true, force: true });
     forgetUpload(upload.uploadId);
     return record;

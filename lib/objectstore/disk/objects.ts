@@ -55,6 +55,40 @@ export class ObjectExistsError extends Error {
   }
 }
 
+/**
+ * What a write asks of the object it would replace (S3's conditional writes): `ifNoneMatch`, that
+ * there is none; `ifMatch`, that there is one and its ETag (unquoted) is this.
+ */
+export type WriteCondition = { ifNoneMatch?: boolean; ifMatch?: string };
+
+/** A write's condition did not hold; nothing was changed. `missing`: If-Match found no object at all. */
+export class PreconditionFailedError extends Error {
+  constructor(
+    readonly key: string,
+    readonly condition: "If-None-Match" | "If-Match",
+    readonly missing: boolean,
+  ) {
+    super(missing ? `${condition}: there is no object at this key` : `${condition} did not hold`);
+    this.name = "PreconditionFailedError";
+  }
+}
+
+/** Throws when `condition` does not hold for `existing` (the object at the key, or null). */
+export function checkWriteCondition(key: string, existing: ObjectRecord | null, condition: WriteCondition | undefined): void {
+  if (!condition) return;
+  if (condition.ifNoneMatch && existing) throw new PreconditionFailedError(key, "If-None-Match", false);
+  if (condition.ifMatch !== undefined) {
+    if (!existing) throw new PreconditionFailedError(key, "If-Match", true);
+    if (existing.etag !== condition.ifMatch) throw new PreconditionFailedError(key, "If-Match", false);
+  }
+}
+
+/** The record at a key as it is now, read without the object's lock (an early look before a body is received). */
+export async function currentRecord(lay: Layout, bucket: string, key: string): Promise<ObjectRecord | null> {
+  await requireBucket(lay, bucket);
+  return readJson<ObjectRecord>(lay.objectRecord(bucket, key));
+}
+
 export class NoSuchBucketError extends Error {
   constructor(readonly bucket: string) {
     super(`bucket ${bucket} does not exist`);
@@ -86,7 +120,9 @@ const segmentPaths = (lay: Layout, bucket: string, record: ObjectRecord) => reco
  * cannot both pass: the second finds the first's record. When the existing object is the same
  * bytes, it is returned and the received files are removed (the caller gave them up, as with a
  * commit), unless the existing object's files are gone or truncated: then the write restores them.
- * On every failure, ObjectExistsError included, the files stay the caller's.
+ * `condition` (If-None-Match / If-Match) is judged at the same point, under the same lock, so a
+ * compare-and-swap cannot be overtaken between its check and its commit.
+ * On every failure, ObjectExistsError and PreconditionFailedError included, the files stay the caller's.
  */
 export async function commitObject(
   lay: Layout,
@@ -96,9 +132,11 @@ export async function commitObject(
   object: NewObject,
   now: Date,
   mode: CommitMode = "overwrite",
+  condition?: WriteCondition,
 ): Promise<ObjectRecord> {
   await requireBucket(lay, bucket);
   return withLock(`object:${bucket}/${key}`, async () => {
+    if (condition) checkWriteCondition(key, await readJson<ObjectRecord>(lay.objectRecord(bucket, key)), condition);
     if (mode === "create-only") {
       const existing = await readJson<ObjectRecord>(lay.objectRecord(bucket, key));
       const sameBytes = existing !== null && existing.size === object.size && existing.md5 === object.md5;
@@ -247,12 +285,24 @@ export async function openObject(lay: Layout, bucket: string, key: string, range
     }
     const start = range?.start ?? 0;
     const end = range?.end ?? record.size - 1;
-    return { record, stream: Readable.from(readSegments(record.segments, files, start, end), { objectMode: false }), start, end };
+    // The pins go when the stream closes, read to its end or destroyed unread (a generator that
+    // never started runs no `finally`, so the stream's own close event is the one sure release).
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      await unpin(files);
+    };
+    const stream = Readable.from(readSegments(record.segments, files, start, end, release), { objectMode: false });
+    stream.once("close", () => {
+      release().catch((err: unknown) => log().error({ component: "objectstore", bucket, key, err }, "could not remove a replaced object's file after its last read; it stays on disk"));
+    });
+    return { record, stream, start, end };
   }
   return null;
 }
 
-async function* readSegments(segments: Segment[], files: string[], start: number, end: number): AsyncGenerator<Buffer> {
+async function* readSegments(segments: Segment[], files: string[], start: number, end: number, release: () => Promise<void>): AsyncGenerator<Buffer> {
   try {
     let offset = 0;
     for (const [i, segment] of segments.entries()) {
@@ -265,7 +315,7 @@ async function* readSegments(segments: Segment[], files: string[], start: number
       if (offset > end) break;
     }
   } finally {
-    await unpin(files);
+    await release();
   }
 }
 

@@ -5,6 +5,7 @@ import { BodyError, iterate, receiveToTemp, type Received } from "../disk/receiv
 import type { StoredHeaders } from "../disk/objects";
 import { takeBody } from "../../http/request-body";
 import { countUploadBytes } from "../../metrics/registry.mjs";
+import { headerText } from "../header-text";
 import { S3Error } from "./errors";
 import type { PayloadPolicy } from "./sigv4";
 
@@ -104,7 +105,7 @@ export function objectMetadataFrom(req: Request) {
   }
   const userMetadata: Record<string, string> = {};
   req.headers.forEach((value, name) => {
-    if (name.startsWith("x-amz-meta-")) userMetadata[name.slice("x-amz-meta-".length)] = value;
+    if (name.startsWith("x-amz-meta-")) userMetadata[name.slice("x-amz-meta-".length)] = headerText(value);
   });
   return { contentType: req.headers.get("content-type") || "binary/octet-stream", headers, userMetadata };
 }

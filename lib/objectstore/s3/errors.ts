@@ -26,6 +26,7 @@ export const s3Errors = {
   methodNotAllowed: (method: string) => new S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.", 405, { Method: method }),
   /** A presigned write found another object at its key (as S3 answers a failed `If-None-Match: *`). */
   objectExists: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412, { Condition: "If-None-Match" }),
+  preconditionFailed: (condition: string) => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412, { Condition: condition }),
   internal: () => new S3Error("InternalError", "We encountered an internal error. Please try again.", 500),
   // No S3 code exists for a full disk; 507 is HTTP's own status for it (as other S3-compatible stores answer).
   storageFull: (message: string) => new S3Error("InsufficientStorage", message, 507),

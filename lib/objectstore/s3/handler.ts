@@ -5,7 +5,7 @@ import { discardUnreadBody } from "../discard-body";
 import { BodyError } from "../disk/receive";
 import { MultipartError } from "../disk/multipart";
 import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
-import { NoSuchBucketError, ObjectExistsError } from "../disk/objects";
+import { NoSuchBucketError, ObjectExistsError, PreconditionFailedError } from "../disk/objects";
 import { isValidBucketName, type Layout } from "../disk/layout";
 import { bodyErrorToS3 } from "./body";
 import { bucketLocation, deleteObjects, headBucket, listAllBuckets, listObjects, putBucket, removeBucket } from "./bucket-ops";
@@ -21,6 +21,8 @@ import {
   multipartErrorToS3,
   uploadPart,
 } from "./multipart-ops";
+import { uploadPartCopy } from "./upload-part-copy";
+import { refuseServerSideEncryption } from "./sse";
 import { copyObject, getObject, putObject, removeObject } from "./object-ops";
 import { verifySigV4, type S3Credentials } from "./sigv4";
 import { log } from "../../log/logger.mjs";
@@ -69,9 +71,11 @@ function operationFor(method: string, call: S3Call): Operation {
     "PUT:": call.req.headers.has("x-amz-copy-source") ? copyObject : putObject,
     "GET:": getObject,
     "HEAD:": getObject,
+    "GET:partNumber": getObject,
+    "HEAD:partNumber": getObject,
     "DELETE:": removeObject,
     "POST:uploads": createMultipartUpload,
-    "PUT:partNumber&uploadId": uploadPart,
+    "PUT:partNumber&uploadId": call.req.headers.has("x-amz-copy-source") ? uploadPartCopy : uploadPart,
     "GET:uploadId": listUploadParts,
     "POST:uploadId": completeMultipartUpload,
     "DELETE:uploadId": abortMultipartUpload,
@@ -109,6 +113,7 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
     if (bucket && !isValidBucketName(bucket)) {
       throw req.method === "PUT" && !key ? new S3Error("InvalidBucketName", "The specified bucket is not valid.", 400, { BucketName: bucket }) : s3Errors.noSuchBucket(bucket);
     }
+    refuseServerSideEncryption(req);
     const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload: auth.payload, auth: auth.mode, now };
     const response = await operationFor(req.method, call)(call);
     response.headers.set("x-amz-request-id", requestId);
@@ -123,6 +128,7 @@ function toS3Error(err: unknown, request: { method: string; resource: string; re
   if (err instanceof S3Error) return err;
   if (err instanceof NoSuchBucketError) return s3Errors.noSuchBucket(err.bucket);
   if (err instanceof ObjectExistsError) return s3Errors.objectExists();
+  if (err instanceof PreconditionFailedError) return err.missing ? s3Errors.noSuchKey(err.key) : s3Errors.preconditionFailed(err.condition);
   if (err instanceof MultipartError) return multipartErrorToS3(err);
   if (err instanceof BodyError) return bodyErrorToS3(err);
   if (isNoSpace(err)) return s3Errors.storageFull(NO_SPACE_MESSAGE);

@@ -11,7 +11,7 @@ import {
   MAX_PART_NUMBER,
   MultipartError,
 } from "../disk/multipart";
-import type { ObjectRecord } from "../disk/objects";
+import { checkWriteCondition, currentRecord, type ObjectRecord } from "../disk/objects";
 import { sweepSoon } from "../disk/sweep";
 import { discardUnreadBody } from "../discard-body";
 import { elements, hasRoot, text, xmlDocument } from "../xml";
@@ -19,10 +19,11 @@ import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
 import { commitModeOf, type S3Call } from "./call";
 import { S3Error, s3Errors } from "./errors";
 import { quoted } from "./object-ops";
+import { writeConditionOf } from "./write-conditions";
 
 const xml = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "application/xml" } });
 
-async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
+export async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
   const upload = await getUpload(lay, bucket, key, url.searchParams.get("uploadId") ?? "");
   if (!upload) throw new MultipartError("NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.");
   return upload;
@@ -35,13 +36,18 @@ export async function createMultipartUpload(call: S3Call): Promise<Response> {
   return xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
 }
 
-/** PUT /bucket/key?partNumber=N&uploadId=U */
-export async function uploadPart(call: S3Call): Promise<Response> {
-  if (call.req.headers.has("x-amz-copy-source")) throw s3Errors.notImplemented("UploadPartCopy is not supported.");
+/** The `partNumber` of an UploadPart or UploadPartCopy: 1 to 10,000. */
+export function partNumberOf(call: S3Call): number {
   const partNumber = Number(call.url.searchParams.get("partNumber"));
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > MAX_PART_NUMBER) {
     throw s3Errors.invalidArgument(`Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive`);
   }
+  return partNumber;
+}
+
+/** PUT /bucket/key?partNumber=N&uploadId=U */
+export async function uploadPart(call: S3Call): Promise<Response> {
+  const partNumber = partNumberOf(call);
   const upload = await uploadOrThrow(call);
   const received = await receiveObjectBody(call.lay, call.req, call.payload);
   try {
@@ -81,7 +87,9 @@ export async function listUploadParts(call: S3Call): Promise<Response> {
 /**
  * POST /bucket/key?uploadId=U with the CompleteMultipartUpload document. Sent again for an upload
  * already completed (a retry after a lost answer, or racing the first), while its object is still
- * the one at the key, it answers the same result, as S3 does.
+ * the one at the key, it answers the same result, as S3 does. A conditional completion
+ * (If-None-Match: * / If-Match) is judged before the parts are assembled and again at the commit;
+ * refused, it leaves the upload and its parts as they were.
  */
 export async function completeMultipartUpload(call: S3Call): Promise<Response> {
   const uploadId = call.url.searchParams.get("uploadId") ?? "";
@@ -93,7 +101,9 @@ export async function completeMultipartUpload(call: S3Call): Promise<Response> {
   try {
     const upload = await uploadOrThrow(call);
     const parts = await requestedParts(call);
-    return completionResult(call, await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call)));
+    const condition = writeConditionOf(call.req);
+    if (condition) checkWriteCondition(call.key, await currentRecord(call.lay, call.bucket, call.key), condition);
+    return completionResult(call, await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call), condition));
   } catch (err) {
     // Another request completed this upload since the check above.
     const raced = err instanceof MultipartError ? await completedUpload(call.lay, call.bucket, call.key, uploadId) : null;

@@ -1,34 +1,48 @@
 import fs from "node:fs/promises";
-import { commitObject, deleteObject, headObject, openObject, type ObjectRecord } from "../disk/objects";
+import { checkWriteCondition, commitObject, currentRecord, deleteObject, headObject, openObject, type ObjectRecord } from "../disk/objects";
 import { receiveToTemp } from "../disk/receive";
 import { safeDecode } from "../canonical";
+import { mailSafe } from "../header-text";
 import { serveObject } from "../serve-object";
 import { xmlDocument } from "../xml";
 import { MAX_PUT_BYTES, objectMetadataFrom, receiveObjectBody } from "./body";
 import { S3Error, s3Errors } from "./errors";
 import { commitModeOf, type S3Call } from "./call";
 import { refuseCrossWorkspaceCopy } from "./copy-scope";
+import { partRange } from "./part-number";
+import { checkCopySourceConditions, writeConditionOf } from "./write-conditions";
 
 export const quoted = (etag: string) => `"${etag}"`;
 
-/** PUT /bucket/key: the body becomes the object once all of it is on disk. */
+/**
+ * PUT /bucket/key: the body becomes the object once all of it is on disk. A conditional write
+ * (If-None-Match / If-Match) is looked at before the body is read, so a doomed upload is refused
+ * without receiving it, and judged again at the commit, under the object's lock.
+ */
 export async function putObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, payload, now } = call;
   const meta = objectMetadataFrom(req);
+  const condition = writeConditionOf(req);
+  if (condition) checkWriteCondition(key, await currentRecord(lay, bucket, key), condition);
   const received = await receiveObjectBody(lay, req, payload);
   const md5 = received.md5.toString("hex");
-  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call), condition).catch(async (err) => {
     await fs.rm(received.path, { force: true });
     throw err;
   });
   return new Response(null, { status: 200, headers: { ETag: quoted(record.etag) } });
 }
 
-/** PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. */
+/**
+ * PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. The
+ * source's conditions (`x-amz-copy-source-if-*`) are judged on the record that is then read, the
+ * destination's (If-None-Match / If-Match) at the commit.
+ */
 export async function copyObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, now } = call;
   const source = parseCopySource(req.headers.get("x-amz-copy-source") ?? "");
   refuseCrossWorkspaceCopy(source, { bucket, key });
+  const condition = writeConditionOf(req);
   const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
   // Copying an object onto itself changes nothing unless its metadata is replaced; S3 refuses it.
   if (source.bucket === bucket && source.key === key && !replace) {
@@ -38,8 +52,15 @@ export async function copyObject(call: S3Call): Promise<Response> {
       400,
     );
   }
+  if (condition) checkWriteCondition(key, await currentRecord(lay, bucket, key), condition);
   const opened = await openObject(lay, source.bucket, source.key);
   if (!opened) throw s3Errors.noSuchKey(source.key);
+  try {
+    checkCopySourceConditions(req, opened.record);
+  } catch (err) {
+    opened.stream.destroy();
+    throw err;
+  }
   let received;
   try {
     received = await receiveToTemp(lay, opened.stream, { maxBytes: MAX_PUT_BYTES, expectedLength: opened.record.size, sha256: false });
@@ -48,7 +69,7 @@ export async function copyObject(call: S3Call): Promise<Response> {
   }
   const meta = replace ? objectMetadataFrom(req) : { contentType: opened.record.contentType, headers: opened.record.headers, userMetadata: opened.record.userMetadata };
   const md5 = received.md5.toString("hex");
-  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call), condition).catch(async (err) => {
     await fs.rm(received.path, { force: true });
     throw err;
   });
@@ -56,20 +77,23 @@ export async function copyObject(call: S3Call): Promise<Response> {
   return new Response(body, { status: 200, headers: { "content-type": "application/xml" } });
 }
 
-function parseCopySource(header: string): { bucket: string; key: string } {
+/** `x-amz-copy-source`: `/bucket/key` or `bucket/key`, URL-encoded; a `?versionId=` is ignored (the store keeps no versions). */
+export function parseCopySource(header: string): { bucket: string; key: string } {
   const path = safeDecode(header.split("?")[0]).replace(/^\//, "");
   const slash = path.indexOf("/");
   if (slash <= 0 || slash === path.length - 1) throw s3Errors.invalidArgument("x-amz-copy-source must be /bucket/key.");
   return { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
 }
 
-/** GET or HEAD /bucket/key, with Range, conditional headers and response-* overrides. */
+/** GET or HEAD /bucket/key, with Range or ?partNumber=, conditional headers and response-* overrides. */
 export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise<Response> {
   const record = await headObject(lay, bucket, key);
   if (!record) throw s3Errors.noSuchKey(key);
+  const part = url.searchParams.has("partNumber") ? partRange(req, url.searchParams.get("partNumber") ?? "", record) : undefined;
   return serveObject(req, url, record, {
     open: (range) => openObject(lay, bucket, key, range, record),
     extraHeaders: amzHeaders(record),
+    range: part,
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
     preconditionError: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412),
@@ -78,7 +102,7 @@ export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise
 
 function amzHeaders(record: ObjectRecord): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(record.userMetadata)) out[`x-amz-meta-${name}`] = value;
+  for (const [name, value] of Object.entries(record.userMetadata)) out[`x-amz-meta-${name}`] = mailSafe(value);
   const parts = /-(\d+)$/.exec(record.etag);
   if (parts) out["x-amz-mp-parts-count"] = parts[1];
   return out;
