@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { asc, eq, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db";
 import { prepared } from "../db/prepared";
 import { assetBoards, boards } from "../db/schema";
@@ -16,11 +16,11 @@ const tokensWhere = (db: DbOrTx, where: SQL) =>
 export async function boardTokensByAsset(db: DbOrTx, assetIds: number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>(assetIds.map((id) => [id, []]));
   if (!assetIds.length) return out;
-  // One asset (every single-asset answer) reuses a prepared query; a page builds its IN list.
-  const rows =
-    assetIds.length === 1
-      ? await prepared(db, "board_tokens_of_asset", (d) => tokensWhere(d, eq(assetBoards.assetId, sql.placeholder("assetId"))).prepare("board_tokens_of_asset")).execute({ assetId: assetIds[0] })
-      : await tokensWhere(db, inArray(assetBoards.assetId, assetIds));
+  // One query, built once per database handle, serves one asset and a page alike: the ids go as one
+  // array parameter.
+  const rows = await prepared(db, "board_tokens_of_assets", (d) =>
+    tokensWhere(d, sql`${assetBoards.assetId} = any(${sql.placeholder("ids")}::int[])`).prepare("board_tokens_of_assets"),
+  ).execute({ ids: assetIds });
   for (const r of rows) out.get(r.assetId)?.push(r.token);
   return out;
 }

@@ -1,5 +1,7 @@
 import { and, count, desc, eq, exists, sql, type SQL } from "drizzle-orm";
 import { boardRowInScope, type BoardScope } from "../boards/scope";
+import type { DbOrTx } from "../db";
+import { prepared } from "../db/prepared";
 import type { Deps } from "../deps";
 import { assetBoards, assets, boards, type Workspace } from "../db/schema";
 import type { MediaLinker } from "../media/links";
@@ -47,12 +49,38 @@ export function assetWhere(filter: AssetFilter): SQL | undefined {
   return and(...parts);
 }
 
+/**
+ * The page and count queries of the two filters every board view and workspace listing asks for
+ * (one board, or the whole workspace; no search terms), built once per database handle: building
+ * a Drizzle query costs more CPU than the rest of such a request's own work.
+ */
+function preparedListing(db: DbOrTx, scope: "board" | "workspace") {
+  return prepared(db, `asset_listing_${scope}`, (d) => {
+    const onBoard = exists(sql`(select 1 from ${assetBoards} where ${assetBoards.assetId} = ${assets.id} and ${assetBoards.boardId} = ${sql.placeholder("boardId")})`);
+    const where = and(eq(assets.workspaceId, sql.placeholder("workspaceId")), scope === "board" ? onBoard : undefined);
+    return {
+      rows: d.select().from(assets).where(where).orderBy(desc(assets.createdAt), desc(assets.id)).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")).prepare(`asset_page_${scope}`),
+      total: d.select({ total: count() }).from(assets).where(where).prepare(`asset_count_${scope}`),
+    };
+  });
+}
+
+/** The filters preparedListing serves: a workspace, at most one board, nothing else. */
+function plainScope(filter: AssetFilter): { scope: "board" | "workspace"; boardId: number } | null {
+  if (filter.query?.trim() || filter.mediaType || filter.tags?.length) return null;
+  if (!filter.boards) return { scope: "workspace", boardId: 0 };
+  return filter.boards.kind === "board" ? { scope: "board", boardId: filter.boards.boardId } : null;
+}
+
 /** A page of assets, newest first, each with its board tokens (two queries for the whole page). */
 export async function listAssets(deps: Deps, filter: AssetFilter, page: Page, link: MediaLinker) {
-  const where = assetWhere(filter);
+  const plain = plainScope(filter);
+  const where = plain ? undefined : assetWhere(filter);
+  const listing = plain ? preparedListing(deps.db, plain.scope) : null;
+  const values = { workspaceId: filter.workspace.id, boardId: plain?.boardId ?? 0, limit: page.perPage, offset: offsetOf(page) };
   const [rows, [{ total }]] = await Promise.all([
-    deps.db.select().from(assets).where(where).orderBy(desc(assets.createdAt), desc(assets.id)).limit(page.perPage).offset(offsetOf(page)),
-    deps.db.select({ total: count() }).from(assets).where(where),
+    listing ? listing.rows.execute(values) : deps.db.select().from(assets).where(where).orderBy(desc(assets.createdAt), desc(assets.id)).limit(page.perPage).offset(offsetOf(page)),
+    listing ? listing.total.execute(values) : deps.db.select({ total: count() }).from(assets).where(where),
   ]);
   const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.id));
   return { data: rows.map((a) => toAssetJson(a, tokens.get(a.id) ?? [], link)), pagy: pagy(page, rows.length, total) };

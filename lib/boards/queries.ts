@@ -1,6 +1,7 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { DbOrTx } from "../db";
+import { prepared } from "../db/prepared";
 import { boards, type Board } from "../db/schema";
 import { ancestorIdsOf } from "./tree";
 
@@ -17,9 +18,14 @@ export function selectBoards(db: DbOrTx) {
 }
 
 export async function findBoard(db: DbOrTx, workspaceId: number, token: string): Promise<BoardWithParent | null> {
-  const [row] = await selectBoards(db)
-    .where(and(eq(boards.workspaceId, workspaceId), eq(boards.token, token)))
-    .limit(1);
+  // Every board route and board view reads its board first: the query is built once per handle.
+  const byToken = prepared(db, "board_by_token", (d) =>
+    selectBoards(d)
+      .where(and(eq(boards.workspaceId, sql.placeholder("workspaceId")), eq(boards.token, sql.placeholder("token"))))
+      .limit(1)
+      .prepare("board_by_token"),
+  );
+  const [row] = await byToken.execute({ workspaceId, token });
   return row ?? null;
 }
 

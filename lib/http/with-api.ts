@@ -9,6 +9,7 @@ import { toErrorResponse } from "./envelope";
 import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
 import { readBodyText } from "./parse";
 import { clientAddress, countRequest, rateHeaders, type RateState } from "./rate-limit";
+import { workspaceForPrincipal } from "../workspaces/get-workspace";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
@@ -91,8 +92,7 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
   };
 }
 
-async function resolveWorkspace(deps: Deps, slug: string, principal: Principal) {
-  const { workspaceForPrincipal } = await import("../workspaces/get-workspace");
+function resolveWorkspace(deps: Deps, slug: string, principal: Principal) {
   return workspaceForPrincipal(deps.db, slug, principal);
 }
 
