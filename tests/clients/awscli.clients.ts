@@ -1,0 +1,75 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bucketName, md5OfFile, MiB, SMALL_FILES, startClientsServer, treeDigest, writeFileOfSize, writeSmallFiles, type ClientsServer, type Tool } from "./clients";
+import { AWS_CHUNK_MIB, awsFor } from "./awscli";
+
+/**
+ * aws-cli (Debian's 2.9.19, /usr/bin/aws) against the embedded store of a build: `s3 cp` up and
+ * down with a multipart file, a recursive copy under non-ASCII names, `s3 ls`, `s3 rm`, `s3 rb`.
+ */
+const BIG_BYTES = 20 * MiB;
+const BIG_KEY = "big files/twenty MiB.bin";
+let server: ClientsServer;
+let aws: Tool;
+let big: string;
+let local: string;
+const bucket = bucketName("awscli");
+
+beforeAll(async () => {
+  server = await startClientsServer("awscli");
+  aws = awsFor(server.credentials, server.work);
+  big = path.join(server.work, "big.bin");
+  await writeFileOfSize(big, BIG_BYTES, "aws-cli big file");
+  local = path.join(server.work, "local");
+  await writeSmallFiles(local);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("aws-cli with the embedded store", () => {
+  it("makes a bucket and copies a 20 MiB file up in parts", async () => {
+    await aws.ok("s3", "mb", `s3://${bucket}`);
+    await aws.ok("s3", "cp", "--only-show-errors", big, `s3://${bucket}/${BIG_KEY}`);
+    const head = JSON.parse((await aws.ok("s3api", "head-object", "--bucket", bucket, "--key", BIG_KEY)).stdout);
+    expect(head.ContentLength).toBe(BIG_BYTES);
+    expect(head.ETag).toMatch(new RegExp(`-${BIG_BYTES / (AWS_CHUNK_MIB * MiB)}"$`));
+  });
+
+  it("copies it back down byte for byte", async () => {
+    const down = path.join(server.work, "down.bin");
+    await aws.ok("s3", "cp", "--only-show-errors", `s3://${bucket}/${BIG_KEY}`, down);
+    expect((await fs.promises.stat(down)).size).toBe(BIG_BYTES);
+    expect(await md5OfFile(down)).toBe(await md5OfFile(big));
+  });
+
+  it("copies a tree with non-ASCII and space-containing names both ways, and ls lists it", async () => {
+    await aws.ok("s3", "cp", "--only-show-errors", "--recursive", local, `s3://${bucket}/tree/`);
+    const listed = (await aws.ok("s3", "ls", "--recursive", `s3://${bucket}/tree/`)).stdout;
+    // "<date> <time> <size> <key>", the key last and possibly with spaces.
+    const keys = listed.split("\n").filter(Boolean).map((line) => /^\S+ \S+\s+\d+ (.+)$/.exec(line)![1]);
+    expect(keys.sort()).toEqual(SMALL_FILES.map((name) => `tree/${name}`).sort());
+
+    const top = (await aws.ok("s3", "ls", `s3://${bucket}/`)).stdout;
+    expect(top).toMatch(/PRE big files\//);
+    expect(top).toMatch(/PRE tree\//);
+
+    const down = path.join(server.work, "tree-down");
+    await aws.ok("s3", "cp", "--only-show-errors", "--recursive", `s3://${bucket}/tree/`, down);
+    expect(await treeDigest(down)).toEqual(await treeDigest(local));
+  });
+
+  it("removes the objects, then the empty bucket", async () => {
+    // Nothing listed and nothing said (aws-cli's `s3 ls` exits 1 when a prefix matches nothing, 0 for an empty bucket).
+    const empty = { code: expect.any(Number), stdout: "", stderr: "" };
+    await aws.ok("s3", "rm", "--only-show-errors", `s3://${bucket}/${BIG_KEY}`);
+    expect(await aws.run("s3", "ls", "--recursive", `s3://${bucket}/big files/`)).toEqual(empty);
+    expect((await aws.ok("s3", "ls", "--recursive", `s3://${bucket}/`)).stdout).toContain("tree/hello.txt");
+    await aws.ok("s3", "rm", "--only-show-errors", "--recursive", `s3://${bucket}/`);
+    expect(await aws.run("s3", "ls", "--recursive", `s3://${bucket}/`)).toEqual(empty);
+    await aws.ok("s3", "rb", `s3://${bucket}`);
+    expect((await aws.ok("s3", "ls")).stdout).not.toContain(bucket);
+  });
+});
