@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bucketName, md5OfFile, MiB, SMALL_FILES, startClientsServer, treeDigest, writeFileOfSize, writeSmallFiles, type ClientsServer, type Tool } from "./clients";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { bucketName, md5OfFile, MiB, SMALL_FILES, fileWorkDir, treeDigest, writeFileOfSize, writeSmallFiles, type Tool } from "./clients";
 import { AWS_CHUNK_MIB, awsFor } from "./awscli";
 
 /**
@@ -10,23 +10,24 @@ import { AWS_CHUNK_MIB, awsFor } from "./awscli";
  */
 const BIG_BYTES = 20 * MiB;
 const BIG_KEY = "big files/twenty MiB.bin";
-let server: ClientsServer;
+const { credentials } = inject("clientsStore");
+let work: { dir: string; remove: () => Promise<void> };
 let aws: Tool;
 let big: string;
 let local: string;
 const bucket = bucketName("awscli");
 
 beforeAll(async () => {
-  server = await startClientsServer("awscli");
-  aws = awsFor(server.credentials, server.work);
-  big = path.join(server.work, "big.bin");
+  work = await fileWorkDir("awscli");
+  aws = awsFor(credentials, work.dir);
+  big = path.join(work.dir, "big.bin");
   await writeFileOfSize(big, BIG_BYTES, "aws-cli big file");
-  local = path.join(server.work, "local");
+  local = path.join(work.dir, "local");
   await writeSmallFiles(local);
 });
 
 afterAll(async () => {
-  await server?.close();
+  await work?.remove();
 });
 
 describe("aws-cli with the embedded store", () => {
@@ -39,7 +40,7 @@ describe("aws-cli with the embedded store", () => {
   });
 
   it("copies it back down byte for byte", async () => {
-    const down = path.join(server.work, "down.bin");
+    const down = path.join(work.dir, "down.bin");
     await aws.ok("s3", "cp", "--only-show-errors", `s3://${bucket}/${BIG_KEY}`, down);
     expect((await fs.promises.stat(down)).size).toBe(BIG_BYTES);
     expect(await md5OfFile(down)).toBe(await md5OfFile(big));
@@ -56,7 +57,7 @@ describe("aws-cli with the embedded store", () => {
     expect(top).toMatch(/PRE big files\//);
     expect(top).toMatch(/PRE tree\//);
 
-    const down = path.join(server.work, "tree-down");
+    const down = path.join(work.dir, "tree-down");
     await aws.ok("s3", "cp", "--only-show-errors", "--recursive", `s3://${bucket}/tree/`, down);
     expect(await treeDigest(down)).toEqual(await treeDigest(local));
   });

@@ -2,7 +2,8 @@
  * The real S3 clients (rclone, s3cmd, aws-cli, as Debian packages them) against a build started as
  * `npm start` starts it: the embedded PGlite database and the embedded object store in a data dir
  * of its own, the keys read from `npm run easel -- storage credentials` as an operator would. Each
- * tool runs with a HOME and config files of its own in a temp dir, pointed only at that server.
+ * tool runs with a HOME and config files of their own in a test file's temp dir, pointed only at
+ * that server.
  */
 import { execFile, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -23,14 +24,6 @@ export const TOOLS = {
 export const MiB = 1024 * 1024;
 
 export type StoreCredentials = { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string };
-
-export type ClientsServer = {
-  node: EaselNode;
-  credentials: StoreCredentials;
-  /** This run's temp dir (data dir, tool homes, fixtures); removed by close(). */
-  work: string;
-  close: () => Promise<void>;
-};
 
 /** Fails loudly (never skips) when a tool the suite drives is not installed. */
 export function requireTool(name: keyof typeof TOOLS): string {
@@ -64,14 +57,25 @@ export function parseCredentials(output: string): StoreCredentials {
   return { endpoint: need("endpoint"), region: need("region"), accessKeyId: need("access_key_id"), secretAccessKey: need("secret_access_key") };
 }
 
+/** What the global setup hands every test file: the running server and the keys it serves with. */
+export type ClientsStore = { origin: string; credentials: StoreCredentials };
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    clientsStore: ClientsStore;
+  }
+}
+
 /**
- * Starts the build on the embedded default with a data dir of its own. EASEL_PUBLIC_URL is the
- * server's own address, so the endpoint `storage credentials` prints is the one the tools can reach.
- * EASEL_LOG_LEVEL passes through (set it to debug to see each store request in the server's log).
+ * Starts the build on the embedded default with a data dir of its own in `work`. EASEL_PUBLIC_URL
+ * is the server's own address, so the endpoint `storage credentials` prints is the one the tools
+ * reach. The command runs with the server's environment on its data dir just before the server
+ * takes the dir: through a running server's socket, a CLI query in the server's first seconds
+ * can fail ("unnamed prepared statement does not exist"), which is not what this suite tests.
+ * EASEL_LOG_LEVEL passes through (debug logs each store request).
  */
-export async function startClientsServer(tag: string): Promise<ClientsServer> {
+export async function startClientsServer(work: string): Promise<{ node: EaselNode; store: ClientsStore }> {
   const appDir = builtAppDir();
-  const work = await fs.promises.mkdtemp(path.join(os.tmpdir(), `easel-clients-${tag}-`));
   const port = await freePort();
   const env = {
     EASEL_DATA_DIR: path.join(work, "data"),
@@ -81,19 +85,21 @@ export async function startClientsServer(tag: string): Promise<ClientsServer> {
     EASEL_S3_BUCKET: undefined,
     EASEL_GCS_BUCKET: undefined,
   };
+  const credentials = parseCredentials(await easel(env, "storage", "credentials"));
   const node = startNode(appDir, env, port);
-  const close = async () => {
-    await stopNode(node);
-    await fs.promises.rm(work, { recursive: true, force: true });
-  };
   try {
     await waitFor200(node);
-    const credentials = parseCredentials(await easel(env, "storage", "credentials"));
-    return { node, credentials, work, close };
   } catch (err) {
-    await close();
+    await stopNode(node);
     throw err;
   }
+  return { node, store: { origin: node.origin, credentials } };
+}
+
+/** A temp dir of a test file's own (tool homes and configs, local trees), removed by the returned function. */
+export async function fileWorkDir(tag: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), `easel-clients-${tag}-`));
+  return { dir, remove: () => fs.promises.rm(dir, { recursive: true, force: true }) };
 }
 
 export type ToolResult = { code: number | null; stdout: string; stderr: string };

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bucketName, headStoredObject, MiB, SMALL_FILES, startClientsServer, treeDigest, writeFileOfSize, writeSmallFiles, type ClientsServer, type Tool } from "./clients";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { bucketName, headStoredObject, MiB, SMALL_FILES, fileWorkDir, treeDigest, writeFileOfSize, writeSmallFiles, type Tool } from "./clients";
 import { RCLONE_CHUNK_MIB, rcloneFor, remoteFiles } from "./rclone";
 
 /**
@@ -12,22 +12,23 @@ import { RCLONE_CHUNK_MIB, rcloneFor, remoteFiles } from "./rclone";
  */
 const BIG = "huge.bin";
 const BIG_BYTES = 100 * MiB;
-let server: ClientsServer;
+const { credentials } = inject("clientsStore");
+let work: { dir: string; remove: () => Promise<void> };
 let rclone: Tool;
 let local: string;
 const bucket = bucketName("rclone");
 const remote = () => `easel:${bucket}/tree`;
 
 beforeAll(async () => {
-  server = await startClientsServer("rclone");
-  rclone = rcloneFor(server.credentials, server.work);
-  local = path.join(server.work, "local");
+  work = await fileWorkDir("rclone");
+  rclone = rcloneFor(credentials, work.dir);
+  local = path.join(work.dir, "local");
   await writeSmallFiles(local);
   await writeFileOfSize(path.join(local, BIG), BIG_BYTES, "rclone big file");
 });
 
 afterAll(async () => {
-  await server?.close();
+  await work?.remove();
 });
 
 const localFiles = async () => Object.keys(await treeDigest(local)).sort();
@@ -38,7 +39,7 @@ describe("rclone with the embedded store", () => {
     await rclone.ok("copy", local, remote());
     expect(await remoteFiles(rclone, remote())).toEqual(await localFiles());
     expect(await remoteFiles(rclone, remote())).toEqual(expect.arrayContaining(SMALL_FILES));
-    const stored = await headStoredObject(server.credentials, bucket, `tree/${BIG}`);
+    const stored = await headStoredObject(credentials, bucket, `tree/${BIG}`);
     expect(stored.ContentLength).toBe(BIG_BYTES);
     expect(stored.ETag).toMatch(new RegExp(`-${BIG_BYTES / (RCLONE_CHUNK_MIB * MiB)}"$`));
   });
@@ -71,7 +72,7 @@ describe("rclone with the embedded store", () => {
   });
 
   it("copies the tree back down byte for byte", async () => {
-    const down = path.join(server.work, "down");
+    const down = path.join(work.dir, "down");
     await rclone.ok("copy", remote(), down);
     expect(await treeDigest(down)).toEqual(await treeDigest(local));
   });
