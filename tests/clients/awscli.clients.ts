@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bucketName, md5OfFile, MiB, SMALL_FILES, fileWorkDir, treeDigest, writeFileOfSize, writeSmallFiles, type Tool } from "./clients";
+import { bucketName, fileWorkDir, md5OfFile, MiB, SMALL_FILES, treeDigest, writeFileOfSize, writeSmallFiles, type Tool } from "./clients";
 import { AWS_CHUNK_MIB, awsFor } from "./awscli";
 
 /**
  * aws-cli (Debian's 2.9.19, /usr/bin/aws) against the embedded store of a build: `s3 cp` up and
- * down with a multipart file, a recursive copy under non-ASCII names, `s3 ls`, `s3 rm`, `s3 rb`.
+ * down with a multipart file, a recursive copy under non-ASCII names, `s3 ls`, `s3 sync`, `s3 mv`,
+ * an upload from stdin, `s3 presign`, `s3 rm`, `s3 rb`.
  */
 const BIG_BYTES = 20 * MiB;
 const BIG_KEY = "big files/twenty MiB.bin";
@@ -60,6 +61,29 @@ describe("aws-cli with the embedded store", () => {
     const down = path.join(work.dir, "tree-down");
     await aws.ok("s3", "cp", "--only-show-errors", "--recursive", `s3://${bucket}/tree/`, down);
     expect(await treeDigest(down)).toEqual(await treeDigest(local));
+  });
+
+  it("syncs a tree, moves a key server-side, streams an upload of unknown size from stdin, and presigns a GET", async () => {
+    await aws.ok("s3", "sync", "--only-show-errors", local, `s3://${bucket}/synced/`);
+    const resynced = await aws.ok("s3", "sync", local, `s3://${bucket}/synced/`);
+    expect(resynced.stdout).toBe("");
+
+    await aws.ok("s3", "mv", "--only-show-errors", `s3://${bucket}/synced/hello.txt`, `s3://${bucket}/moved/hello again.txt`);
+    const moved = path.join(work.dir, "moved.txt");
+    await aws.ok("s3", "cp", "--only-show-errors", `s3://${bucket}/moved/hello again.txt`, moved);
+    expect(await fs.promises.readFile(moved, "utf8")).toBe("hello.txt\n");
+    expect(await aws.run("s3", "ls", `s3://${bucket}/synced/hello.txt`)).toEqual({ code: expect.any(Number), stdout: "", stderr: "" });
+
+    // `aws s3 cp - …` reads stdin: the size unknown, it goes multipart whatever it turns out to be.
+    await aws.okWithStdin(big, "s3", "cp", "--only-show-errors", "-", `s3://${bucket}/streamed.bin`);
+    const head = JSON.parse((await aws.ok("s3api", "head-object", "--bucket", bucket, "--key", "streamed.bin")).stdout);
+    expect(head.ContentLength).toBe(BIG_BYTES);
+    expect(head.ETag).toMatch(new RegExp(`-${BIG_BYTES / (AWS_CHUNK_MIB * MiB)}"$`));
+
+    const url = (await aws.ok("s3", "presign", "--expires-in", "300", `s3://${bucket}/moved/hello again.txt`)).stdout.trim();
+    const presigned = await fetch(url);
+    expect(presigned.status).toBe(200);
+    expect(await presigned.text()).toBe("hello.txt\n");
   });
 
   it("removes the objects, then the empty bucket", async () => {

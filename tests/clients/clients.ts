@@ -106,18 +106,19 @@ export type ToolResult = { code: number | null; stdout: string; stderr: string }
 
 /**
  * Runs a tool with only the environment given (plus PATH and a UTF-8 locale): no AWS_* or config
- * of this machine's user reaches it.
+ * of this machine's user reaches it. `stdinFile` is piped to its stdin.
  */
-export function runTool(bin: string, args: string[], env: Record<string, string>, cwd?: string): Promise<ToolResult> {
+export function runTool(bin: string, args: string[], env: Record<string, string>, stdinFile?: string): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     const toolEnv = { PATH: "/usr/bin:/bin", LANG: "C.UTF-8", LC_ALL: "C.UTF-8", ...env } as unknown as NodeJS.ProcessEnv;
-    const child = spawn(bin, args, { cwd, env: toolEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(bin, args, { env: toolEnv, stdio: [stdinFile ? "pipe" : "ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+    if (stdinFile) fs.createReadStream(stdinFile).on("error", reject).pipe(child.stdin!);
   });
 }
 
@@ -131,19 +132,22 @@ export type Tool = {
   run: (...args: string[]) => Promise<ToolResult>;
   /** Runs and expects exit 0; a failure shows the command and all its output. */
   ok: (...args: string[]) => Promise<ToolResult>;
+  /** As `ok`, with `file` piped to the tool's stdin. */
+  okWithStdin: (file: string, ...args: string[]) => Promise<ToolResult>;
 };
 
 /** A tool bound to its environment and leading arguments (config file, endpoint). */
 export function boundTool(bin: string, env: Record<string, string>, leading: string[] = []): Tool {
-  const run = (...args: string[]) => runTool(bin, [...leading, ...args], env);
+  const expectOk = async (args: string[], stdinFile?: string) => {
+    const r = await runTool(bin, [...leading, ...args], env, stdinFile);
+    expect(r.code, describeRun(bin, [...leading, ...args], r)).toBe(0);
+    return r;
+  };
   return {
     bin,
-    run,
-    ok: async (...args) => {
-      const r = await run(...args);
-      expect(r.code, describeRun(bin, [...leading, ...args], r)).toBe(0);
-      return r;
-    },
+    run: (...args) => runTool(bin, [...leading, ...args], env),
+    ok: (...args) => expectOk(args),
+    okWithStdin: (file, ...args) => expectOk(args, file),
   };
 }
 
