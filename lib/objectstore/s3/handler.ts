@@ -108,7 +108,7 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
   const resource = key ? `/${bucket}/${key}` : `/${bucket}`;
   try {
     const now = ctx.clock();
-    const auth = verifySigV4(req, url, await ctx.credentials(), now);
+    const auth = verifySigV4(req, url, await ctx.credentials(), now, ctx.mountPath);
     // A name that could not be a bucket never reaches the file system (it could name a path).
     if (bucket && !isValidBucketName(bucket)) {
       throw req.method === "PUT" && !key ? new S3Error("InvalidBucketName", "The specified bucket is not valid.", 400, { BucketName: bucket }) : s3Errors.noSuchBucket(bucket);

@@ -304,6 +304,28 @@ describe("user metadata beyond ASCII", () => {
   });
 });
 
+describe("an endpoint with a path, signed as s3cmd signs it", () => {
+  it("accepts the mount signed as part of the host and the path below it, and nothing else", async () => {
+    const url = new URL(`${store.endpoint}/easel/s3cmd/object.txt`);
+    const mount = url.pathname.slice(0, url.pathname.indexOf("/easel/"));
+    const signer = new SignatureV4({ credentials, region: "us-east-1", service: "s3", sha256: NodeSha256 as never, uriEscapePath: false });
+    const sign = (path: string, host: string) =>
+      signer.sign(
+        { method: "PUT", protocol: "http:", hostname: url.hostname, port: Number(url.port), path, query: {}, headers: { host, "x-amz-content-sha256": "UNSIGNED-PAYLOAD", "content-length": "5" } },
+        { signingDate: clock() },
+      );
+    const send = async (headers: Record<string, string>) => (await fetch(url, { method: "PUT", body: "hello", headers: { ...headers, host: url.host } })).status;
+    const asS3cmd = await sign("/easel/s3cmd/object.txt", `${url.host}${mount}`);
+    expect(await send(asS3cmd.headers)).toBe(200);
+    expect((await bytesOf("s3cmd/object.txt")).toString()).toBe("hello");
+    // The same form naming another key, or another mount, is refused.
+    const otherKey = await sign("/easel/s3cmd/other.txt", `${url.host}${mount}`);
+    expect(await send(otherKey.headers)).toBe(403);
+    const otherMount = await sign("/easel/s3cmd/object.txt", `${url.host}/elsewhere`);
+    expect(await send(otherMount.headers)).toBe(403);
+  });
+});
+
 class NodeSha256 {
   private h: crypto.Hash | crypto.Hmac;
   constructor(secret?: string | Uint8Array) {

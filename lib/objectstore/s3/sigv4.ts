@@ -46,7 +46,7 @@ type Parsed = {
  * signature in the query string) or with an `Authorization` header, against the store's one key
  * pair. Time is judged by `now` (Easel's clock), so expiry follows the test clock.
  */
-export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, now: Date): SigV4Auth {
+export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, now: Date, mountPath = ""): SigV4Auth {
   const params = rawQueryParams(url.search);
   const authorization = req.headers.get("authorization");
   let parsed: Parsed;
@@ -62,19 +62,26 @@ export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, 
   if (parsed.service !== "s3") throw new S3Error("AuthorizationHeaderMalformed", `The credential names service "${parsed.service}"; expected "s3".`, 400);
   if (!parsed.signedHeaders.includes("host")) throw new S3Error("AuthorizationHeaderMalformed", "The host header must be signed.", 400);
 
-  const canonicalRequest = [
-    req.method,
-    canonicalPath(url.pathname),
-    canonicalQuery(parsed.params, "X-Amz-Signature"),
-    canonicalHeaders(parsed.signedHeaders, (name) => req.headers.get(name)),
-    parsed.signedHeaders.join(";"),
-    parsed.payload,
-  ].join("\n");
   const scope = `${parsed.scopeDate}/${parsed.region}/${parsed.service}/aws4_request`;
-  const stringToSign = [ALGORITHM, parsed.amzDate, scope, sha256Hex(canonicalRequest)].join("\n");
-  const expected = hmac(signingKey(credentials.secretAccessKey, parsed.scopeDate, parsed.region, parsed.service), stringToSign).toString("hex");
-  if (!safeEqual(expected, parsed.signature)) {
-    throw s3Errors.signatureMismatch({ AWSAccessKeyId: parsed.accessKeyId, StringToSign: stringToSign, CanonicalRequest: canonicalRequest });
+  const key = signingKey(credentials.secretAccessKey, parsed.scopeDate, parsed.region, parsed.service);
+  const signedAs = (path: string, host: string | null) => {
+    const canonicalRequest = [
+      req.method,
+      canonicalPath(path),
+      canonicalQuery(parsed.params, "X-Amz-Signature"),
+      canonicalHeaders(parsed.signedHeaders, (name) => (name === "host" && host !== null ? host : req.headers.get(name))),
+      parsed.signedHeaders.join(";"),
+      parsed.payload,
+    ].join("\n");
+    const stringToSign = [ALGORITHM, parsed.amzDate, scope, sha256Hex(canonicalRequest)].join("\n");
+    return { canonicalRequest, stringToSign, matches: safeEqual(hmac(key, stringToSign).toString("hex"), parsed.signature) };
+  };
+  const standard = signedAs(url.pathname, null);
+  // s3cmd, given an endpoint with a path (`host_base = host:port/storage/s3`), signs the mount as
+  // part of the host and the path below it; the request names the same resource either way.
+  const mounted = !standard.matches && mountPath && url.pathname.startsWith(`${mountPath}/`) ? signedAs(url.pathname.slice(mountPath.length), `${req.headers.get("host") ?? ""}${mountPath}`) : null;
+  if (!standard.matches && !mounted?.matches) {
+    throw s3Errors.signatureMismatch({ AWSAccessKeyId: parsed.accessKeyId, StringToSign: standard.stringToSign, CanonicalRequest: standard.canonicalRequest });
   }
   refuseUnsignedAmzHeaders(req, parsed.signedHeaders);
   return { mode: presigned ? "presigned" : "header", payload: payloadPolicy(parsed.payload) };
