@@ -35,9 +35,13 @@ export const assetChanged = eventType("asset/changed", {
   }),
 });
 
-/** Deliver one webhook message to one trigger; `messageId` is the stable `webhook-id` across retries. */
+/**
+ * Deliver one webhook message to one trigger; `messageId` is the stable `webhook-id` across retries.
+ * `attemptsMade`: attempts of the retry schedule already spent (a fan-out's failed first attempt
+ * is 1: the run starts with the schedule's second wait); absent on a resend, a fresh schedule.
+ */
 export const webhookDeliveryRequested = eventType("webhook/delivery.requested", {
-  schema: z.object({ triggerId: z.string(), messageId: z.string(), payload: z.unknown() }),
+  schema: z.object({ triggerId: z.string(), messageId: z.string(), payload: z.unknown(), attemptsMade: z.number().int().min(0).optional() }),
 });
 
 /** When expired upload sessions are swept (UTC): the trigger of the upload-cleanup function. */

@@ -6,10 +6,12 @@ import { attemptDelivery, type AttemptResult } from "./deliver";
 import { retrySchedule } from "./retry-schedule";
 
 /**
- * One message to one trigger, attempted on the retry schedule: a durable sleep before each attempt
- * (none before the first), one step per attempt, until one is delivered, the receiver answers 410,
- * the trigger is no longer live, or the schedule runs out. Failed attempts are results, not thrown
- * errors, so the SDK's own retries stay for infrastructure failures (the database unreachable).
+ * One message to one trigger, attempted on the rest of its retry schedule: a durable sleep before
+ * each attempt (none before a first attempt), one step per attempt, until one is delivered, the
+ * receiver answers 410, the trigger is no longer live, or the schedule runs out. A fan-out makes
+ * the first attempt itself and starts this run only for a failure (`attemptsMade: 1`); a resend
+ * starts it from the beginning. Failed attempts are results, not thrown errors, so the SDK's own
+ * retries stay for infrastructure failures (the database unreachable).
  */
 export const deliverWebhookJob = inngest.createFunction(
   { id: "webhooks-deliver", retries: 3, triggers: [webhookDeliveryRequested] },
@@ -21,7 +23,7 @@ export const deliverWebhookJob = inngest.createFunction(
       throw new NonRetriableError((err as Error).message);
     }
     let last: AttemptResult | null = null;
-    for (let i = 0; i < schedule.length; i++) {
+    for (let i = event.data.attemptsMade ?? 0; i < schedule.length; i++) {
       if (schedule[i] > 0) await step.sleep(`wait-before-attempt-${i + 1}`, Math.round(schedule[i] * 1000));
       last = await step.run(`attempt-${i + 1}`, async () => attemptDelivery(await getDeps(), event.data));
       if (last.outcome !== "failed") return last;

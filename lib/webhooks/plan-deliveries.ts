@@ -1,7 +1,7 @@
 import { and, eq, gt, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
-import { withAncestors } from "../boards/queries";
-import { assetBoards, assets, boards, triggers, workspaces, type Hook } from "../db/schema";
+import { ancestorIdsOf } from "../boards/tree";
+import { assetBoards, assets, boards, triggers, workspaces, type Asset, type Hook, type Trigger, type Workspace } from "../db/schema";
 import type { Deps } from "../deps";
 import { jobMediaBaseUrl } from "../http/base-url";
 import { mediaLinker } from "../media/links";
@@ -22,30 +22,47 @@ export type AssetChange = {
 /** One trigger's message: its stable webhook-id and the board it watches. */
 export type DeliveryTarget = { triggerId: string; messageId: string; collection: Collection };
 
+/** What a fan-out memoizes: the shared envelope and one target per trigger (no secrets). */
 export type DeliveryPlan = { base: PayloadBase; targets: DeliveryTarget[] };
+
+/** The plan and the trigger rows it was made from, read at the same moment: for attempts made right away, never to be memoized. */
+export type DeliveryPlanWithTriggers = DeliveryPlan & { triggers: Trigger[] };
 
 const DeletedSnapshot = z.object({ id: z.number().int(), token: z.string(), title: z.string(), boardIds: z.array(z.number().int()) });
 
-/** The asset part of the payload and the boards the asset is (or, deleted, was) on; null when the asset is gone. */
-async function assetSide(deps: Deps, change: AssetChange): Promise<{ boardIds: number[]; asset: () => Promise<PayloadAsset> } | null> {
-  if (change.kind === "asset_deleted") {
-    const snapshot = DeletedSnapshot.parse(change.snapshot);
-    return { boardIds: snapshot.boardIds, asset: async () => deletedAssetJson(snapshot) };
+type Placement = { workspace: Workspace; boards: { id: number; ancestry: string }[] };
+
+/**
+ * The workspace and the boards (with their ancestry) the asset is on, or for a deleted asset
+ * was on, in one statement; the asset row too unless deleted. Null when the workspace is gone, or
+ * the asset was deleted before the fan-out ran (its asset_deleted event reports it).
+ */
+async function placement(deps: Deps, change: AssetChange, deletedBoardIds: number[] | null): Promise<(Placement & { asset: Asset | null }) | null> {
+  const board = { id: boards.id, ancestry: boards.ancestry };
+  if (deletedBoardIds) {
+    const rows = await deps.db
+      .select({ workspace: workspaces, board })
+      .from(workspaces)
+      .leftJoin(boards, and(eq(boards.workspaceId, workspaces.id), inArray(boards.id, deletedBoardIds.length ? deletedBoardIds : [-1])))
+      .where(eq(workspaces.id, change.workspaceId));
+    if (rows.length === 0) return null;
+    return { workspace: rows[0].workspace, asset: null, boards: rows.flatMap((r) => (r.board ? [r.board] : [])) };
   }
-  const [asset] = await deps.db
-    .select()
-    .from(assets)
-    .where(and(eq(assets.id, change.assetId), eq(assets.workspaceId, change.workspaceId)))
-    .limit(1);
-  // Deleted before the fan-out ran: its asset_deleted event reports it.
-  if (!asset) return null;
-  const memberships = await deps.db.select({ boardId: assetBoards.boardId }).from(assetBoards).where(eq(assetBoards.assetId, asset.id));
-  const boardIds = memberships.map((m) => m.boardId);
-  if (change.kind === "asset_updated") return { boardIds, asset: async () => updatedAssetJson(asset, change.changes ?? {}) };
-  return {
-    boardIds,
-    asset: async () => addedAssetJson(asset, mediaLinker(jobMediaBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock())),
-  };
+  const rows = await deps.db
+    .select({ workspace: workspaces, asset: assets, board })
+    .from(workspaces)
+    .leftJoin(assets, and(eq(assets.id, change.assetId), eq(assets.workspaceId, workspaces.id)))
+    .leftJoin(assetBoards, eq(assetBoards.assetId, assets.id))
+    .leftJoin(boards, and(eq(boards.id, assetBoards.boardId), eq(boards.workspaceId, workspaces.id)))
+    .where(eq(workspaces.id, change.workspaceId));
+  if (rows.length === 0 || !rows[0].asset) return null;
+  return { workspace: rows[0].workspace, asset: rows[0].asset, boards: rows.flatMap((r) => (r.board ? [r.board] : [])) };
+}
+
+async function assetJson(deps: Deps, change: AssetChange, asset: Asset | null, snapshot: z.infer<typeof DeletedSnapshot> | null): Promise<PayloadAsset> {
+  if (snapshot) return deletedAssetJson(snapshot);
+  if (change.kind === "asset_updated") return updatedAssetJson(asset!, change.changes ?? {});
+  return addedAssetJson(asset!, mediaLinker(jobMediaBaseUrl(), await getSecret(deps.db, "media_url_key"), deps.clock()));
 }
 
 /**
@@ -53,22 +70,26 @@ async function assetSide(deps: Deps, change: AssetChange): Promise<{ boardIds: n
  * of the change's kind on any board the asset is on or any ancestor of those boards, each once
  * however many of its sub-boards hold the asset. The message id derives from the event id, so a
  * fan-out that runs twice produces the same webhook-ids and receivers can drop the duplicates.
+ * Two statements: where the asset is, then the triggers.
  */
-export async function planDeliveries(deps: Deps, eventId: string, change: AssetChange): Promise<DeliveryPlan | null> {
-  const [workspace] = await deps.db.select().from(workspaces).where(eq(workspaces.id, change.workspaceId)).limit(1);
-  if (!workspace) return null;
-  const side = await assetSide(deps, change);
-  if (!side || side.boardIds.length === 0) return null;
+export async function planDeliveries(deps: Deps, eventId: string, change: AssetChange): Promise<DeliveryPlanWithTriggers | null> {
+  const snapshot = change.kind === "asset_deleted" ? DeletedSnapshot.parse(change.snapshot) : null;
+  const placed = await placement(deps, change, snapshot?.boardIds ?? null);
+  if (!placed || placed.boards.length === 0) return null;
 
-  const watched = await withAncestors(deps.db, workspace.id, side.boardIds);
+  const watched = new Set<number>();
+  for (const b of placed.boards) {
+    watched.add(b.id);
+    for (const id of ancestorIdsOf(b)) watched.add(id);
+  }
   const live = await deps.db
-    .select({ id: triggers.id, boardToken: boards.token, boardTitle: boards.title })
+    .select({ trigger: triggers, boardToken: boards.token, boardTitle: boards.title })
     .from(triggers)
     .innerJoin(boards, eq(boards.id, triggers.boardId))
     .where(
       and(
-        eq(triggers.workspaceId, workspace.id),
-        inArray(triggers.boardId, watched),
+        eq(triggers.workspaceId, placed.workspace.id),
+        inArray(triggers.boardId, [...watched]),
         eq(triggers.hook, change.kind),
         isNull(triggers.deletedAt),
         isNull(triggers.disabledAt),
@@ -78,8 +99,10 @@ export async function planDeliveries(deps: Deps, eventId: string, change: AssetC
     .orderBy(triggers.id);
   if (live.length === 0) return null;
 
+  const { workspace } = placed;
   return {
-    base: { event: change.kind, timestamp: change.occurredAt, organization: { slug: workspace.slug, name: workspace.name }, asset: await side.asset() },
-    targets: live.map((t) => ({ triggerId: t.id, messageId: messageIdFor(eventId, t.id), collection: { token: t.boardToken, title: t.boardTitle } })),
+    base: { event: change.kind, timestamp: change.occurredAt, organization: { slug: workspace.slug, name: workspace.name }, asset: await assetJson(deps, change, placed.asset, snapshot) },
+    targets: live.map(({ trigger: t, boardToken, boardTitle }) => ({ triggerId: t.id, messageId: messageIdFor(eventId, t.id), collection: { token: boardToken, title: boardTitle } })),
+    triggers: live.map((l) => l.trigger),
   };
 }

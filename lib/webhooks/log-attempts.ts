@@ -1,0 +1,77 @@
+import { sql } from "drizzle-orm";
+import { webhookDeliveries, type Trigger } from "../db/schema";
+import type { Deps } from "../deps";
+
+/** One attempt to record: what was sent, to whom, and how it went. */
+export type AttemptRecord = {
+  trigger: Trigger;
+  messageId: string;
+  payload: unknown;
+  ok: boolean;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+};
+
+/** Times an attempt is numbered again after another attempt of its message took the number first. */
+const NUMBERING_TRIES = 50;
+
+const nextAttempt = (triggerId: string, messageId: string) =>
+  sql<number>`(select count(*) + 1 from ${webhookDeliveries} where ${webhookDeliveries.triggerId} = ${triggerId} and ${webhookDeliveries.messageId} = ${messageId})`;
+
+function rowOf(deps: Deps, r: AttemptRecord) {
+  return {
+    triggerId: r.trigger.id,
+    messageId: r.messageId,
+    event: r.trigger.hook,
+    payload: r.payload,
+    attempt: nextAttempt(r.trigger.id, r.messageId),
+    status: r.ok ? ("succeeded" as const) : ("failed" as const),
+    responseStatus: r.responseStatus,
+    error: r.error,
+    durationMs: r.durationMs,
+    createdAt: deps.clock(),
+  };
+}
+
+const keyOf = (triggerId: string, messageId: string) => `${triggerId}\n${messageId}`;
+
+/**
+ * Records attempts, a batch's in one statement, and answers each one's number (in `records`
+ * order). A number continues its message's log (a retry or resend follows the attempts before it).
+ * Attempts of one message can be logged at the same moment (a resend racing a retry): the unique
+ * (trigger, message, attempt) index lets only one take a number, and the others are numbered
+ * again one by one, which only happens in such a race.
+ */
+export async function logAttempts(deps: Deps, records: AttemptRecord[]): Promise<number[]> {
+  if (records.length === 0) return [];
+  const inserted = await deps.db
+    .insert(webhookDeliveries)
+    .values(records.map((r) => rowOf(deps, r)))
+    .onConflictDoNothing({ target: [webhookDeliveries.triggerId, webhookDeliveries.messageId, webhookDeliveries.attempt] })
+    .returning({ triggerId: webhookDeliveries.triggerId, messageId: webhookDeliveries.messageId, attempt: webhookDeliveries.attempt });
+  // A message appears once per batch, except when a caller logs several attempts of one message at once.
+  const numbered = new Map<string, number[]>();
+  for (const row of inserted) {
+    const key = keyOf(row.triggerId, row.messageId);
+    numbered.set(key, [...(numbered.get(key) ?? []), row.attempt]);
+  }
+  const attempts: number[] = [];
+  for (const r of records) {
+    const taken = numbered.get(keyOf(r.trigger.id, r.messageId));
+    attempts.push(taken?.length ? taken.shift()! : await logOneAgain(deps, r));
+  }
+  return attempts;
+}
+
+async function logOneAgain(deps: Deps, r: AttemptRecord): Promise<number> {
+  for (let i = 0; i < NUMBERING_TRIES; i++) {
+    const [row] = await deps.db
+      .insert(webhookDeliveries)
+      .values(rowOf(deps, r))
+      .onConflictDoNothing({ target: [webhookDeliveries.triggerId, webhookDeliveries.messageId, webhookDeliveries.attempt] })
+      .returning({ attempt: webhookDeliveries.attempt });
+    if (row) return row.attempt;
+  }
+  throw new Error(`could not number an attempt of ${r.messageId}: ${NUMBERING_TRIES} others took the numbers first`);
+}
