@@ -3,6 +3,7 @@ import { env } from "../env";
 import { DomainError } from "../errors";
 import { STANDALONE_COMMANDS } from "./backup-commands";
 import { printErr, printOut } from "./io";
+import { readableErrorMessage } from "../log/logger.mjs";
 
 /**
  * `npm run easel -- <command>`: the admin CLI. It reads the same environment as the server
@@ -46,9 +47,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    // A failed query's message names only the statement; its cause says why it failed.
-    const cause = (err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : "";
-    printErr(`error: ${(err as Error).message}${cause}`);
+    // A failed query's message names the statement (its values hidden); its cause says why it failed.
+    printErr(`error: ${readableErrorMessage(err)}`);
     process.exit(1);
   },
 );

@@ -134,6 +134,20 @@ function withoutQueryValues(err) {
 }
 
 /**
+ * An error's message and its cause's, for a person at a terminal (the CLI's last words): a failed
+ * query's bound values hidden as in log lines, secrets scrubbed.
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function readableErrorMessage(err) {
+  if (!(err instanceof Error)) return scrubSecrets(String(err));
+  /** @param {Error & { params?: unknown }} e */
+  const hide = (e) => ("params" in e ? e.message.replaceAll(`params: ${String(e.params)}`, "params: [not logged]") : e.message);
+  const cause = err.cause instanceof Error ? `: ${hide(err.cause)}` : "";
+  return scrubSecrets(`${hide(err)}${cause}`);
+}
+
+/**
  * Strings scrubbed and credential fields replaced at any depth (bounded: a log line is small, and
  * a cycle stops at the bound). Errors are serialized first (type, message, stack, cause, own
  * fields); a value with toJSON (a URL, a Date) is scrubbed as what it would print.

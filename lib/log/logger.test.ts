@@ -1,6 +1,6 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLogger, currentLogContext, log, logFormatFromEnv, logLevelFromEnv, scrubSecrets, setLogger, withLogContext } from "./logger.mjs";
+import { createLogger, currentLogContext, log, logFormatFromEnv, logLevelFromEnv, readableErrorMessage, scrubSecrets, setLogger, withLogContext } from "./logger.mjs";
 
 /** A logger whose lines are kept: the raw text and each line parsed. */
 function capture(options: { level?: string; format?: string } = {}) {
@@ -260,5 +260,15 @@ describe("nothing secret is written", () => {
     expect(line.err.message).toContain("params: [not logged]");
     expect(line.err.message).toContain("CONNECTION_CLOSED"); // the cause still shows
     expect(line.err.stack).toContain("params: [not logged]");
+  });
+
+  it("a failed query's message for a terminal keeps the statement and the cause, never the values", () => {
+    const cause = new Error("unnamed prepared statement does not exist");
+    const err = new DrizzleQueryError("insert into settings (key, value) values ($1, $2)", ["object_store_secret_key", "s3cr3t-value-generated"], cause);
+    const text = readableErrorMessage(err);
+    expect(text).toContain("insert into settings");
+    expect(text).toContain("unnamed prepared statement does not exist");
+    expect(text).not.toContain("s3cr3t-value-generated");
+    expect(text).toContain("params: [not logged]");
   });
 });
