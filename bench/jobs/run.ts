@@ -21,7 +21,7 @@ import type { Db } from "../../lib/db";
 import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
 import * as schema from "../../lib/db/schema";
 import { jobsClientOptions } from "../../lib/jobs/client";
-import { Executor, httpTransport, inProcessTransport, signingKeyFromSecret, type Transport } from "../../lib/jobs/executor";
+import { Executor, httpTransport, inProcessTransport, keepEnvironmentInPlainObject, signingKeyFromSecret, type Transport } from "../../lib/jobs/executor";
 import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
@@ -142,6 +142,8 @@ async function executor() {
     if (++done === RUNS) allDone();
   });
   const handlers = serve({ client, functions: [fn], enableUnauthedSync: false });
+  // As the server does where it starts the executor (startEmbeddedExecutor).
+  keepEnvironmentInPlainObject();
   const http = TRANSPORT === "http" ? await serveOverHttp(handlers) : null;
   const ex = new Executor({
     db,

@@ -3,6 +3,7 @@ import type { Db } from "../../db";
 import type { JobFunction } from "../../db/schema/jobs";
 import { log } from "../../log/logger.mjs";
 import { countJobRun } from "../../metrics/registry.mjs";
+import { checkpointItemId } from "./checkpoint-id";
 import { callBody, interpretAnswer, type CallAnswer, type Outcome } from "./protocol";
 import { onWork, notifyWork } from "./signal";
 import { signedBody } from "./signing";
@@ -240,7 +241,7 @@ export class Executor {
         if (next && !this.running) await unlease(this.o.db, next);
         item = this.running ? next : null;
         // The settle reported the run as it now is: the next call goes out without reloading it.
-        state = item && state && settled?.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: [...state.steps, ...settled.state.memoized] } : null;
+        state = item && state && settled?.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: settled.state.memoized } : null;
       }
     } catch (err) {
       // The item keeps its lease until it runs out, then runs again.
@@ -261,14 +262,14 @@ export class Executor {
     const fn = await this.functions.get(state.run.functionId);
     if (!fn) {
       const error = { name: "FunctionNotFound", message: `Function ${state.run.functionId} is no longer served` };
-      return this.settle(item, state.run.functionId, { kind: "error", retriable: false, error }, 1, { status: 0, startedAt, durationMs: 0, requestVersion: null });
+      return this.settle(item, state, { kind: "error", retriable: false, error }, 1, { status: 0, startedAt, durationMs: 0, requestVersion: null });
     }
     // A run claimed by claimBatch is marked started by the claim; one reloaded here may not be.
     if (!known && state.run.status === "queued") await markRunStarted(db, item.runId, startedAt);
     const answer = await this.call(item, state, fn);
     const outcome = interpretAnswer(answer, Date.now());
     const version = Number(answer.headers["x-inngest-req-version"]);
-    return this.settle(item, state.run.functionId, outcome, fn.maxAttempts, {
+    return this.settle(item, state, outcome, fn.maxAttempts, {
       status: answer.status,
       startedAt,
       durationMs: Math.round(performance.now() - t0),
@@ -276,8 +277,10 @@ export class Executor {
     });
   }
 
-  private async settle(item: ClaimedItem, functionId: string, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<Settled> {
-    const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call });
+  private async settle(item: ClaimedItem, state: CallState, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<Settled> {
+    const functionId = state.run.functionId;
+    const sequential = !state.run.disableImmediateExecution;
+    const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call, sequential });
     // The settle that ended the run says so once: a lost lease or an ended run is labelled otherwise.
     if (settled.label === "completed" || settled.label === "failed") countJobRun(functionId, settled.label);
     // New work for other workers (planned steps, a failure handler's run) only appears when this one does not go on.
@@ -294,6 +297,9 @@ export class Executor {
       maxAttempts: fn.maxAttempts,
       disableImmediateExecution: state.run.disableImmediateExecution,
       requestVersion: state.run.requestVersion,
+      // The SDK checkpoints a discovery call's steps to the event origin's checkpoint API
+      // (event-api.ts), which memoizes them while this worker holds the item's lease.
+      checkpoint: { fnId: state.run.functionId, queueItemId: checkpointItemId(item) },
     });
     const { body, signature } = signedBody(payload, this.o.signingKey);
     const renew = setInterval(() => {

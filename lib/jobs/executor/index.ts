@@ -5,6 +5,7 @@ import { getSecret } from "../../secrets";
 import type { ServeHandlers } from "../serve";
 import { setQueueDepthSource } from "../../metrics/registry.mjs";
 import { Executor } from "./executor";
+import { keepEnvironmentInPlainObject } from "./plain-env";
 import { signingKeyFromSecret } from "./signing";
 import { queueDepth } from "./store/queue";
 import { inProcessTransport } from "./transport";
@@ -13,6 +14,7 @@ export { Executor, defaultBackoffMs, type ExecutorOptions } from "./executor";
 export { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./event-api";
 export { httpTransport, inProcessTransport, type Transport } from "./transport";
 export { signingKeyFromSecret } from "./signing";
+export { keepEnvironmentInPlainObject } from "./plain-env";
 
 /** The serve URL the executor's requests carry: never resolved, the handlers are called directly. */
 const EMBEDDED_SERVE_URL = "http://easel-jobs.internal/api/inngest";
@@ -36,6 +38,7 @@ function defaultConcurrency(): number {
  */
 export async function startEmbeddedExecutor(db: Db, opts: { exclusive: boolean; handlers: ServeHandlers }): Promise<Executor> {
   const signingKey = signingKeyFromSecret(await getSecret(db, "jobs_signing_key"));
+  keepEnvironmentInPlainObject();
   const executor = new Executor({
     db,
     clock: systemClock,

@@ -20,12 +20,22 @@ export type CallAnswer = { status: number; headers: Record<string, string>; body
 
 export type Outcome =
   | { kind: "ops"; ops: Op[]; retryAfterMs?: number }
-  | { kind: "completed"; output: unknown }
+  /** `steps`: results that came in the same answer as the run's end, to memoize with it (`StepRun` ops). */
+  | { kind: "completed"; output: unknown; steps?: Op[] }
   | { kind: "error"; retriable: boolean; error: JobError; retryAfterMs?: number };
 
 export type MemoizedStep = { stepId: string; result: { data: unknown } | { error: JobError } };
 
-/** The POST body of a call (§4.4.1). `ctx.fn_id` is left out: with it, SDK v4 checkpoints to an API Easel does not serve. */
+/** What the SDK needs to checkpoint: the function and the queue item (`qi_id`) a checkpoint is for. */
+export type CheckpointTarget = { fnId: string; queueItemId: string };
+
+/**
+ * The POST body of a call (§4.4.1). With `checkpoint` the body carries `ctx.fn_id` and
+ * `ctx.qi_id`, as an Inngest server's calls do: the SDK then runs a discovery call's steps one
+ * after another in the same call, posting each result to the checkpoint API
+ * (`POST /v1/checkpoint/:runId/async`) before going on, and answers the run's end as a
+ * `RunComplete` op (SDK v4 "async checkpointing").
+ */
 export function callBody(input: {
   runId: string;
   event: Record<string, unknown>;
@@ -34,6 +44,7 @@ export function callBody(input: {
   maxAttempts: number;
   disableImmediateExecution: boolean;
   requestVersion: number | null;
+  checkpoint?: CheckpointTarget;
 }) {
   const steps: Record<string, unknown> = {};
   for (const s of input.steps) steps[s.stepId] = s.result;
@@ -51,8 +62,27 @@ export function callBody(input: {
       disable_immediate_execution: input.disableImmediateExecution,
       use_api: false,
       stack: { stack, current: stack.length },
+      ...(input.checkpoint ? { fn_id: input.checkpoint.fnId, qi_id: input.checkpoint.queueItemId } : {}),
     },
   };
+}
+
+/** The op a checkpointing SDK ends a run with, the output in `data` (its id, the SHA-1 of "complete", means nothing here). */
+export const RUN_COMPLETE = "RunComplete";
+
+/**
+ * A 206 whose ops end the run: `RunComplete` carries the function's output in `data`; step
+ * results buffered before it (`StepRun`) are memoized with the end. Null when the ops do not end
+ * the run; an error when they mix the end with anything but step results.
+ */
+function runCompletion(ops: Op[]): Outcome | null {
+  const end = ops.find((o) => o.op === RUN_COMPLETE);
+  if (!end) return null;
+  const steps = ops.filter((o) => o !== end);
+  if (steps.some((o) => o.op !== "StepRun")) {
+    return { kind: "error", retriable: true, error: { name: "ProtocolError", message: `RunComplete answered with ${steps.map((o) => o.op).join(", ")}` } };
+  }
+  return { kind: "completed", output: end.data ?? null, ...(steps.length ? { steps } : {}) };
 }
 
 export function toJobError(value: unknown, fallback: string): JobError {
@@ -94,7 +124,7 @@ export function interpretAnswer(answer: CallAnswer, nowMs: number): Outcome {
   if (answer.status === 206) {
     const ops = parseJson(answer.body);
     if (Array.isArray(ops) && ops.every((o) => o && typeof o.id === "string" && typeof o.op === "string")) {
-      return { kind: "ops", ops: ops as Op[], retryAfterMs: retryAfter };
+      return runCompletion(ops as Op[]) ?? { kind: "ops", ops: ops as Op[], retryAfterMs: retryAfter };
     }
     return { kind: "error", retriable: true, error: { name: "ProtocolError", message: "206 answer without a list of ops" } };
   }

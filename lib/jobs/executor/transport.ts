@@ -42,15 +42,38 @@ export function httpTransport(): Transport {
 }
 
 /** A route handler of any framework flavour (Next.js types its request as NextRequest). */
-type RouteHandler = (req: never, ctx: never) => Promise<Response> | Response;
+type RouteHandler = (req: never, ctx: never) => Promise<Response | void> | Response | void;
 
-/** Calls the serve route's handlers directly (the server, tests, benchmarks): the same signed requests, no socket. */
+/**
+ * Calls the serve route's handlers directly (the server, tests, benchmarks): the same signed
+ * requests, no socket. The request and the response are the plain objects of Next.js's API-route
+ * convention (`req.headers`, `req.text()`, `req.url`, `req.method`; `res.status()`,
+ * `res.setHeader()`, `res.send()`), which the SDK's Next.js adapter serves as it serves an app
+ * route: no fetch `Request` and `Response` to build, stream and read back on every call
+ * (tests/jobs/protocol-pin.test.ts pins it). A handler that answers with a `Response` instead is
+ * read as one.
+ */
 export function inProcessTransport(handlers: { POST: RouteHandler; PUT: RouteHandler }): Transport {
   return async (req) => {
-    const request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body });
-    const res = await handlers[req.method](request as never, { params: Promise.resolve({}) } as never);
     const headers: Record<string, string> = {};
-    res.headers.forEach((v, k) => (headers[k] = v));
-    return { status: res.status, headers, body: await res.text() };
+    for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
+    const request = { method: req.method, url: req.url, headers: { get: (name: string) => headers[name.toLowerCase()] ?? null }, text: async () => req.body };
+    const answer: CallAnswer = { status: 0, headers: {}, body: "" };
+    let sent = false;
+    const response = {
+      setHeader: (name: string, value: string | number | readonly string[]) => void (answer.headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value)),
+      status: (code: number) => void (answer.status = code),
+      send: (body: unknown) => {
+        sent = true;
+        answer.body = typeof body === "string" ? body : body === undefined || body === null ? "" : Buffer.isBuffer(body) ? body.toString("utf8") : JSON.stringify(body);
+      },
+    };
+    const res = await handlers[req.method](request as never, response as never);
+    if (res instanceof Response) {
+      res.headers.forEach((v, k) => (answer.headers[k] = v));
+      return { status: res.status, headers: answer.headers, body: await res.text() };
+    }
+    if (!sent) throw new Error(`the serve route answered neither a Response nor through res.send (${req.method} ${req.url})`);
+    return answer;
   };
 }

@@ -1,9 +1,10 @@
-import { eq, inArray, sql } from "drizzle-orm";
-import { queryRows, type DbOrTx, type Tx } from "../../../db";
+import { eq, inArray } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../../../db";
 import { jobEvents, jobQueue, jobRuns, type JobFunction } from "../../../db/schema/jobs";
 import { compileExpression, type Compiled } from "../expression";
 import { newId } from "../ids";
 import { recentFunctions } from "./functions";
+import { runStatement, Statement } from "./statement";
 
 /** An event as `inngest.send()` posts it to `/e/:key`. */
 export type IncomingEvent = { name: string; data?: Record<string, unknown>; id?: string; ts?: number; [k: string]: unknown };
@@ -72,31 +73,34 @@ const EVENTS_PER_STATEMENT = 1000;
 
 type RunRow = { id: string; functionId: string; eventId: string; keys: { key: string; limit: number }[] };
 
+/** Batches of up to this many events have their statement prepared (a burst of single sends reuses one). */
+const PREPARED_UP_TO = 4;
+
 /**
  * One statement stores a batch of events, the runs they start and the runs' first calls: the
  * events that are new (not a dedupe key seen before) are the ones the runs join on, so a repeat
  * starts nothing. A single statement is atomic without a transaction.
  */
 async function insertBatch(db: DbOrTx, events: EventRow[], runs: RunRow[], now: Date): Promise<Set<string>> {
-  const at = now.toISOString();
-  const eventValues = events.map((e) => sql`(${e.id}, ${e.name}, ${JSON.stringify(e.payload)}::jsonb, ${e.dedupeKey}::text, ${at}::timestamptz)`);
-  const ctes = [sql`ev as (insert into job_events (id, name, payload, dedupe_key, received_at) values ${sql.join(eventValues, sql`, `)}
+  const st = new Statement();
+  const at = st.at(now);
+  const eventValues = events.map((e) => `(${st.p(e.id, "text")}, ${st.p(e.name, "text")}, ${st.json(e.payload)}, ${st.p(e.dedupeKey, "text")}, ${at})`);
+  const ctes = [`ev as (insert into job_events (id, name, payload, dedupe_key, received_at) values ${eventValues.join(", ")}
     on conflict do nothing returning id)`];
   if (runs.length) {
-    const runValues = runs.map((r) => sql`(${r.id}, ${r.functionId}, ${r.eventId}, ${JSON.stringify(r.keys)}::jsonb)`);
-    const queueValues = runs.map((r) => {
+    const runValues = runs.map((r) => {
       const c = ckeyColumns(r.keys);
-      return sql`(${r.id}, ${c.ckey1}::text, ${c.climit1}::int, ${c.ckey2}::text, ${c.climit2}::int)`;
+      return `(${st.p(r.id, "text")}, ${st.p(r.functionId, "text")}, ${st.p(r.eventId, "text")}, ${st.json(r.keys)}, ${st.p(c.ckey1, "text")}, ${st.p(c.climit1, "int")}, ${st.p(c.ckey2, "text")}, ${st.p(c.climit2, "int")})`;
     });
-    ctes.push(sql`runs as (insert into job_runs (id, function_id, event_id, status, concurrency_keys, created_at)
-      select v.id, v.function_id, v.event_id, 'queued', v.keys, ${at}::timestamptz
-      from (values ${sql.join(runValues, sql`, `)}) as v(id, function_id, event_id, keys) join ev on ev.id = v.event_id
+    ctes.push(`runs as (insert into job_runs (id, function_id, event_id, status, concurrency_keys, created_at)
+      select v.id, v.function_id, v.event_id, 'queued', v.keys, ${at}
+      from (values ${runValues.join(", ")}) as v(id, function_id, event_id, keys, ckey1, climit1, ckey2, climit2) join ev on ev.id = v.event_id
       returning id)`);
-    ctes.push(sql`queued as (insert into job_queue (run_id, kind, step_id, attempt, available_at, ckey1, climit1, ckey2, climit2)
-      select v.run_id, 'call', 'step', 0, ${at}::timestamptz, v.ckey1, v.climit1, v.ckey2, v.climit2
-      from (values ${sql.join(queueValues, sql`, `)}) as v(run_id, ckey1, climit1, ckey2, climit2) join runs on runs.id = v.run_id)`);
+    ctes.push(`queued as (insert into job_queue (run_id, kind, step_id, attempt, available_at, ckey1, climit1, ckey2, climit2)
+      select v.id, 'call', 'step', 0, ${at}, v.ckey1, v.climit1, v.ckey2, v.climit2
+      from (values ${runValues.join(", ")}) as v(id, function_id, event_id, keys, ckey1, climit1, ckey2, climit2) join runs on runs.id = v.id)`);
   }
-  const rows = await queryRows<{ id: string }>(db, sql`with ${sql.join(ctes, sql`, `)} select id from ev`);
+  const rows = await runStatement<{ id: string }>(db, `with ${ctes.join(", ")} select id from ev`, st.params, events.length <= PREPARED_UP_TO && runs.length <= PREPARED_UP_TO);
   return new Set(rows.map((r) => r.id));
 }
 

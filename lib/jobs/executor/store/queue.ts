@@ -1,8 +1,9 @@
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
-import { isSingleSession, queryRows, type Db } from "../../../db";
+import { isSingleSession, queryRows, type Db, type DbOrTx } from "../../../db";
 import type { JobQueueKind } from "../../../db/schema/jobs";
-import { memoizedStepsOf, parseCallState, type CallState, type CallStateRow } from "./load";
+import { parseCallState, type CallState, type CallStateRow } from "./load";
+import { runStatement, Statement } from "./statement";
 
 export type ClaimedItem = { id: number; runId: string; kind: JobQueueKind; stepId: string; name: string | null; attempt: number; leaseToken: string };
 
@@ -31,50 +32,96 @@ type ClaimRow = CallStateRow & { q_id: number | string; run_id: string; kind: Jo
 export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: number): Promise<Claim[]> {
   if (limit < 1) return [];
   const token = crypto.randomUUID();
-  const at = now.toISOString();
-  const inFlight = (key: string) => sql`(select count(*) from job_queue o
-    where o.lease_until >= clock_timestamp() and (o.ckey1 = ${sql.raw(key)} or o.ckey2 = ${sql.raw(key)}))`;
-  const claim = sql`with candidate as (
-        select q.id, q.available_at, q.ckey1, q.climit1, q.ckey2, q.climit2 from job_queue q
-        where q.available_at <= ${at}::timestamptz
-          and (q.lease_until is null or q.lease_until < clock_timestamp())
-          and (q.ckey1 is null or ${inFlight("q.ckey1")} < q.climit1)
-          and (q.ckey2 is null or ${inFlight("q.ckey2")} < q.climit2)
-        order by q.available_at, q.id
-        limit ${limit * SCAN_FACTOR}
-        for update of q skip locked
-      ), ranked as (
-        select c.*,
-          row_number() over (partition by c.ckey1 order by c.available_at, c.id) as n1,
-          row_number() over (partition by c.ckey2 order by c.available_at, c.id) as n2
-        from candidate c
-      ), picked as (
-        select r.id from ranked r
-        where (r.ckey1 is null or ${inFlight("r.ckey1")} + r.n1 <= r.climit1)
-          and (r.ckey2 is null or ${inFlight("r.ckey2")} + r.n2 <= r.climit2)
-        order by r.available_at, r.id
-        limit ${limit}
-      ), leased as (
-        update job_queue set lease_token = ${token}, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
-        from picked where job_queue.id = picked.id
-        returning job_queue.id, job_queue.run_id, job_queue.kind, job_queue.step_id, job_queue.name, job_queue.attempt
-      ), started as (
-        update job_runs set status = 'running', started_at = ${at}::timestamptz
-        where id in (select run_id from leased where kind = 'call') and status = 'queued'
-      )
+  // One session (PGlite): the statement runs alone, nothing to lock against.
+  if (isSingleSession(db)) return claimsOf(await claimCounted(db, now, token, leaseMs, limit), token);
+  // No concurrency group among the due items: no count to keep right, no lock needed.
+  const unkeyed = await claimUnkeyed(db, now, token, leaseMs, limit);
+  if (unkeyed) return unkeyed;
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
+    return claimCounted(tx, now, token, leaseMs, limit);
+  });
+  return claimsOf(rows, token);
+}
+
+/** Leases the picked items, marks their runs started and answers what their calls need (CTEs after `picked`). */
+function leaseAndLoad(st: Statement, at: string, token: string, leaseMs: number): string {
+  return `leased as (
+      update job_queue set lease_token = ${st.p(token, "text")}, lease_until = clock_timestamp() + ${st.p(leaseMs, "int")} * interval '1 millisecond'
+      from picked where job_queue.id = picked.id
+      returning job_queue.id, job_queue.run_id, job_queue.kind, job_queue.step_id, job_queue.name, job_queue.attempt
+    ), started as (
+      update job_runs set status = 'running', started_at = ${at}
+      where id in (select run_id from leased where kind = 'call') and status = 'queued'
+    ), claimed as (
       select l.id as q_id, l.run_id, l.kind, l.step_id, l.name as q_name, l.attempt as q_attempt,
-        r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event, ${memoizedStepsOf(sql`l.run_id`)} as steps
+        r.status, r.function_id, r.disable_immediate_execution, r.request_version, e.payload as event,
+        (select coalesce(json_agg(json_build_object('stepId', s.step_id, 'result', s.result) order by s.seq), '[]'::json)
+          from job_steps s where s.run_id = l.run_id) as steps
       from leased l
       left join job_runs r on r.id = l.run_id and l.kind = 'call'
       left join job_events e on e.id = r.event_id
-      order by l.id`;
-  // One session (PGlite): the statement runs alone, nothing to lock against.
-  const rows = isSingleSession(db)
-    ? await queryRows<ClaimRow>(db, claim)
-    : await db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
-        return queryRows<ClaimRow>(tx, claim);
-      });
+    )`;
+}
+
+/** The claim that counts concurrency groups (see claimBatch): alone on PGlite, under the advisory lock on PostgreSQL. */
+async function claimCounted(db: DbOrTx, now: Date, token: string, leaseMs: number, limit: number): Promise<ClaimRow[]> {
+  const st = new Statement();
+  const at = st.at(now);
+  const inFlight = (key: string) => `(select count(*) from job_queue o
+    where o.lease_until >= clock_timestamp() and (o.ckey1 = ${key} or o.ckey2 = ${key}))`;
+  const text = `with candidate as (
+      select q.id, q.available_at, q.ckey1, q.climit1, q.ckey2, q.climit2 from job_queue q
+      where q.available_at <= ${at}
+        and (q.lease_until is null or q.lease_until < clock_timestamp())
+        and (q.ckey1 is null or ${inFlight("q.ckey1")} < q.climit1)
+        and (q.ckey2 is null or ${inFlight("q.ckey2")} < q.climit2)
+      order by q.available_at, q.id
+      limit ${st.p(limit * SCAN_FACTOR, "int")}
+      for update of q skip locked
+    ), ranked as (
+      select c.*,
+        row_number() over (partition by c.ckey1 order by c.available_at, c.id) as n1,
+        row_number() over (partition by c.ckey2 order by c.available_at, c.id) as n2
+      from candidate c
+    ), picked as (
+      select r.id from ranked r
+      where (r.ckey1 is null or ${inFlight("r.ckey1")} + r.n1 <= r.climit1)
+        and (r.ckey2 is null or ${inFlight("r.ckey2")} + r.n2 <= r.climit2)
+      order by r.available_at, r.id
+      limit ${st.p(limit, "int")}
+    ), ${leaseAndLoad(st, at, token, leaseMs)}
+    select * from claimed order by q_id`;
+  return runStatement<ClaimRow>(db, text, st.params, true);
+}
+
+/**
+ * PostgreSQL, first: one statement without a transaction or the advisory lock, when none of the
+ * `limit` items next due (in the queue's order) belongs to a concurrency group. `SKIP LOCKED` and
+ * the recheck of a row another claim has just leased keep two nodes from taking one item, and
+ * without groups there is nothing to count. Null when a grouped item is among them: the locked
+ * claim then takes the batch, in order, so grouped items are never passed over.
+ */
+async function claimUnkeyed(db: Db, now: Date, token: string, leaseMs: number, limit: number): Promise<Claim[] | null> {
+  const st = new Statement();
+  const at = st.at(now);
+  const due = `q.available_at <= ${at} and (q.lease_until is null or q.lease_until < clock_timestamp())`;
+  const text = `with head as (
+      select q.id, q.ckey1, q.ckey2 from job_queue q where ${due} order by q.available_at, q.id limit ${st.p(limit, "int")}
+    ), keyed as (
+      select exists (select 1 from head where ckey1 is not null or ckey2 is not null) as keyed
+    ), picked as (
+      select q.id from job_queue q
+      where q.id in (select id from head) and ${due} and not (select keyed from keyed)
+      for update of q skip locked
+    ), ${leaseAndLoad(st, at, token, leaseMs)}
+    select k.keyed, c.* from keyed k left join claimed c on true order by c.q_id`;
+  const rows = await runStatement<ClaimRow & { keyed: boolean }>(db, text, st.params, true);
+  if (rows[0]?.keyed) return null;
+  return claimsOf(rows.filter((r) => r.q_id !== null && r.q_id !== undefined), token);
+}
+
+function claimsOf(rows: ClaimRow[], token: string): Claim[] {
   return rows.map((r) => ({
     item: { id: Number(r.q_id), runId: r.run_id, kind: r.kind, stepId: r.step_id, name: r.q_name, attempt: r.q_attempt, leaseToken: token },
     // The claim's snapshot predates its own `started` update: a call's run is running from here on.

@@ -3,6 +3,7 @@ import { isSingleSession, queryRows, type Db, type DbOrTx, type Tx } from "../..
 import { jobCalls, jobQueue, jobRuns, type JobError, type JobRun } from "../../../db/schema/jobs";
 import { sleepUntil, toJobError, type MemoizedStep, type Op, type Outcome } from "../protocol";
 import { ckeyColumns, ingestEvents } from "./ingest";
+import { runStatement, Statement } from "./statement";
 import type { ClaimedItem } from "./queue";
 
 export type SettleInput = {
@@ -14,6 +15,11 @@ export type SettleInput = {
   /** Lease length, renewed when the worker goes on with the run's next call. */
   leaseMs: number;
   call: { status: number; startedAt: Date; durationMs: number; requestVersion: number | null };
+  /**
+   * The run has had no parallel steps (`disable_immediate_execution` unset): this item is its only
+   * one, so only the holder of its lease writes the run, and a settle needs no lock on the run.
+   */
+  sequential?: boolean;
 };
 
 const FINISHED = new Set(["completed", "failed"]);
@@ -133,6 +139,7 @@ async function applyOutcome(tx: Tx, run: JobRun, input: SettleInput): Promise<Ap
     case "ops":
       return applyOps(tx, run, input, outcome.ops, outcome.retryAfterMs);
     case "completed":
+      for (const step of outcome.steps ?? []) await memoize(tx, run.id, step, { data: step.data ?? null }, now);
       await finishRun(tx, run, { status: "completed", output: outcome.output }, now);
       return { label: "completed", item: "ended", runPatch: {} };
     case "error":
@@ -166,7 +173,7 @@ async function release(tx: Tx, item: ClaimedItem, leaseMs: number): Promise<Clai
 export type Settled = {
   label: string;
   next: ClaimedItem | null;
-  /** When `next` is set and the settle knows the run's state after it: the next call needs no reload. */
+  /** When `next` is set and the settle knows the run's state after it: the next call needs no reload. `memoized`: every memoized step of the run, in order. */
   state?: { run: Pick<JobRun, "status" | "disableImmediateExecution" | "requestVersion">; memoized: MemoizedStep[] };
 };
 
@@ -195,16 +202,18 @@ type Memo = { op: Op; result: { data: unknown } | { error: JobError } };
  * next call, or deleted when other items of the run are outstanding), the run's counters and
  * the call log. Null when the answer needs the general path (sleeps, planned steps, a failure).
  */
-function fastPlan(input: SettleInput): { label: string; memos: Memo[]; retryAt: Date | null; patch: SQL[]; end: boolean } | null {
+function fastPlan(input: SettleInput): { label: string; memos: Memo[]; retryAt: Date | null; patch: Patch[]; end: boolean } | null {
   const { item, outcome, now, maxAttempts } = input;
   const retryDelay = (after?: number) => new Date(now.getTime() + (after ?? input.backoffMs(item.attempt + 1)));
   const canRetry = item.attempt + 1 < maxAttempts;
   if (outcome.kind === "completed") {
-    return { label: "completed", memos: [], retryAt: null, end: true, patch: [sql`status = 'completed'`, sql`output = ${outcome.output === null || outcome.output === undefined ? null : JSON.stringify(outcome.output)}::jsonb`, sql`ended_at = ${now.toISOString()}::timestamptz`] };
+    const memos = (outcome.steps ?? []).map((op) => ({ op, result: { data: op.data ?? null } }));
+    const output = outcome.output === null || outcome.output === undefined ? null : outcome.output;
+    return { label: memos.length ? "step,completed" : "completed", memos, retryAt: null, end: true, patch: [() => "status = 'completed'", (st) => `output = ${st.json(output)}`, (st) => `ended_at = ${st.at(now)}`] };
   }
   if (outcome.kind === "error") {
     if (!(outcome.retriable && canRetry)) return null;
-    return { label: "retry", memos: [], retryAt: retryDelay(outcome.retryAfterMs), end: false, patch: [sql`last_error = ${JSON.stringify(outcome.error)}::jsonb`] };
+    return { label: "retry", memos: [], retryAt: retryDelay(outcome.retryAfterMs), end: false, patch: [(st) => `last_error = ${st.json(outcome.error)}`] };
   }
   const memos: Memo[] = [];
   const labels = new Set<string>();
@@ -227,79 +236,87 @@ function fastPlan(input: SettleInput): { label: string; memos: Memo[]; retryAt: 
   }
   // Two reschedules of one item in one answer (parallel step errors) is left to the general path.
   if (outcome.ops.filter((o) => o.op === "StepError").length > 1 && retryAt) return null;
-  const patch: SQL[] = [];
-  if (outcome.ops.length > 1) patch.push(sql`disable_immediate_execution = true`);
-  if (lastError) patch.push(sql`last_error = ${JSON.stringify(lastError)}::jsonb`);
+  const patch: Patch[] = [];
+  if (outcome.ops.length > 1) patch.push(() => "disable_immediate_execution = true");
+  const error = lastError;
+  if (error) patch.push((st) => `last_error = ${st.json(error)}`);
   return { label: [...labels].join(",") || "empty", memos, retryAt, end: false, patch };
 }
 
+/** A column the settle sets on the run, written into a statement. */
+type Patch = (st: Statement) => string;
+
 type FastRow = { status: JobRun["status"]; disable_immediate_execution: boolean; request_version: number | null; continued: boolean; memoized: MemoizedStep[] | string | null };
+
+/** Settles of more memoized steps than this are rare: their statements are not prepared. */
+const PREPARED_UP_TO = 4;
 
 /**
  * Writes a fast plan in one statement. `guarded`: the statement checks for itself that the
- * worker holds the lease and the run has not ended (one session: no lock taken beforehand), and
- * answers null, having written nothing, when either is not so.
+ * worker holds the lease and the run has not ended, and answers null, having written nothing,
+ * when either is not so. It locks the queue row as it checks it: on PostgreSQL a claim or a
+ * renewal that changed the row meanwhile is waited for and the check made on the row as it now
+ * is, so a worker whose lease was just taken over writes nothing.
  */
 async function settleFast(tx: DbOrTx, input: SettleInput, plan: NonNullable<ReturnType<typeof fastPlan>>, guarded: boolean): Promise<Settled | null> {
   const { item, now, leaseMs } = input;
-  const run = { id: item.runId };
-  const at = now.toISOString();
-  const ctes: SQL[] = [];
+  const st = new Statement();
+  const runId = st.p(item.runId, "text");
+  // Numbered where first used: a parameter the text never mentions has no type PostgreSQL can infer.
+  let itemIdParam: string | null = null;
+  const itemId = () => (itemIdParam ??= st.p(item.id, "bigint"));
+  const ctes: string[] = [];
   if (guarded) {
-    ctes.push(sql`guard as (select 1 from job_queue q join job_runs r on r.id = q.run_id
-      where q.id = ${item.id} and q.lease_token = ${item.leaseToken} and r.status not in ('completed', 'failed'))`);
+    ctes.push(`guard as (select q.id from job_queue q join job_runs r on r.id = q.run_id
+      where q.id = ${itemId()} and q.lease_token = ${st.p(item.leaseToken, "text")} and r.status not in ('completed', 'failed')
+      for update of q)`);
   }
-  const ok = guarded ? sql`exists (select 1 from guard)` : sql`true`;
+  const ok = guarded ? "exists (select 1 from guard)" : "true";
   if (plan.memos.length) {
-    const values = plan.memos.map(
-      (m, i) => sql`(${m.op.id}::text, ${i + 1}::int, ${m.op.displayName ?? m.op.name ?? null}::text, ${JSON.stringify(m.result)}::jsonb)`,
-    );
+    const values = plan.memos.map((m, i) => `(${st.p(m.op.id, "text")}, ${i + 1}, ${st.p(m.op.displayName ?? m.op.name ?? null, "text")}, ${st.json(m.result)})`);
     // First result wins (on conflict do nothing): a step settled twice keeps its first result.
-    ctes.push(sql`memo as (insert into job_steps (run_id, step_id, seq, name, result, created_at)
-      select ${run.id}, v.step_id, (select coalesce(max(seq), -1) from job_steps where run_id = ${run.id}) + v.ord, v.name, v.result, ${at}::timestamptz
-      from (values ${sql.join(values, sql`, `)}) as v(step_id, ord, name, result) where ${ok}
+    ctes.push(`memo as (insert into job_steps (run_id, step_id, seq, name, result, created_at)
+      select ${runId}, v.step_id, (select coalesce(max(seq), -1) from job_steps where run_id = ${runId}) + v.ord, v.name, v.result, ${st.at(now)}
+      from (values ${values.join(", ")}) as v(step_id, ord, name, result) where ${ok}
       on conflict do nothing returning step_id, seq, result)`);
   } else {
-    ctes.push(sql`memo as (select null::text as step_id, null::int as seq, null::jsonb as result where false)`);
+    ctes.push("memo as (select null::text as step_id, null::int as seq, null::jsonb as result where false)");
   }
   if (plan.end) {
-    ctes.push(sql`item as (delete from job_queue where run_id = ${run.id} and ${ok} returning false as continued)`);
+    ctes.push(`item as (delete from job_queue where run_id = ${runId} and ${ok} returning false as continued)`);
   } else if (plan.retryAt) {
-    ctes.push(sql`item as (update job_queue set attempt = ${item.attempt + 1}, available_at = ${plan.retryAt.toISOString()}::timestamptz, lease_token = null, lease_until = null
-      where id = ${item.id} and ${ok} returning false as continued)`);
+    ctes.push(`item as (update job_queue set attempt = ${st.p(item.attempt + 1, "int")}, available_at = ${st.at(plan.retryAt)}, lease_token = null, lease_until = null
+      where id = ${itemId()} and ${ok} returning false as continued)`);
   } else {
     // The item's work is over. A run waits for all its outstanding items (parallel steps, sleeps)
     // before it is called again; when this was the last one, the same row becomes the run's next
     // discovery call and this worker keeps its lease, else the row goes.
-    ctes.push(sql`others as (select exists (select 1 from job_queue where run_id = ${run.id} and id <> ${item.id}) as busy)`);
-    ctes.push(sql`dropped as (delete from job_queue where id = ${item.id} and (select busy from others) and ${ok})`);
-    ctes.push(sql`item as (update job_queue set step_id = 'step', name = null, attempt = 0, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
-      where id = ${item.id} and not (select busy from others) and ${ok} returning true as continued)`);
+    ctes.push(`others as (select exists (select 1 from job_queue where run_id = ${runId} and id <> ${itemId()}) as busy)`);
+    ctes.push(`dropped as (delete from job_queue where id = ${itemId()} and (select busy from others) and ${ok})`);
+    ctes.push(`item as (update job_queue set step_id = 'step', name = null, attempt = 0, lease_until = clock_timestamp() + ${st.p(leaseMs, "int")} * interval '1 millisecond'
+      where id = ${itemId()} and not (select busy from others) and ${ok} returning true as continued)`);
   }
   const error = input.outcome.kind === "error" ? `${input.outcome.error.name}: ${input.outcome.error.message}` : null;
-  ctes.push(sql`logged as (insert into job_calls (run_id, step_id, attempt, status, outcome, error, started_at, duration_ms)
-    select ${run.id}, ${item.stepId}, ${item.attempt}::int, ${input.call.status}::int, ${plan.label}, ${error}::text, ${input.call.startedAt.toISOString()}::timestamptz, ${input.call.durationMs}::int
+  const attempt = st.p(item.attempt, "int");
+  ctes.push(`logged as (insert into job_calls (run_id, step_id, attempt, status, outcome, error, started_at, duration_ms)
+    select ${runId}, ${st.p(item.stepId, "text")}, ${attempt}, ${st.p(input.call.status, "int")}, ${st.p(plan.label, "text")}, ${st.p(error, "text")}, ${st.at(input.call.startedAt)}, ${st.p(input.call.durationMs, "int")}
     where ${ok})`);
-  const sets = [
-    ...plan.patch,
-    sql`calls = calls + 1`,
-    sql`attempt = ${item.attempt}`,
-    sql`request_version = coalesce(request_version, ${input.call.requestVersion}::int)`,
-  ];
-  const [row] = await queryRows<FastRow>(
-    tx,
-    sql`with ${sql.join(ctes, sql`, `)}
-      update job_runs set ${sql.join(sets, sql`, `)} where id = ${run.id} and ${ok}
-      returning status, disable_immediate_execution, request_version,
-        coalesce((select bool_or(continued) from item), false) as continued,
-        (select json_agg(json_build_object('stepId', step_id, 'result', result) order by seq) from memo) as memoized`,
-  );
+  const sets = [...plan.patch.map((set) => set(st)), "calls = calls + 1", `attempt = ${attempt}`, `request_version = coalesce(request_version, ${st.p(input.call.requestVersion, "int")})`];
+  const text = `with ${ctes.join(", ")}
+    update job_runs set ${sets.join(", ")} where id = ${runId} and ${ok}
+    returning status, disable_immediate_execution, request_version,
+      coalesce((select bool_or(continued) from item), false) as continued,
+      case when (select bool_or(continued) from item) then (
+        select json_agg(json_build_object('stepId', m.step_id, 'result', m.result) order by m.seq)
+        from (select step_id, seq, result from job_steps where run_id = ${runId} union all select step_id, seq, result from memo) m
+      ) end as memoized`;
+  const [row] = await runStatement<FastRow>(tx, text, st.params, plan.memos.length <= PREPARED_UP_TO);
   if (!row) return null;
   if (!row.continued) return { label: plan.label, next: null };
+  // Every memoized step of the run (those stored before, a checkpoint's among them, and this
+  // settle's own), so the next call goes out without reloading the run.
   const memoized = (typeof row.memoized === "string" ? JSON.parse(row.memoized) : row.memoized) ?? [];
   const next = { ...item, stepId: "step", name: null, attempt: 0 };
-  // A memo that lost to an earlier result is not known here: the next call reloads the run.
-  if (memoized.length !== plan.memos.length) return { label: plan.label, next };
   return {
     label: plan.label,
     next,
@@ -311,15 +328,18 @@ async function settleFast(tx: DbOrTx, input: SettleInput, plan: NonNullable<Retu
 }
 
 /**
- * Records what a call's answer means for its run, in one transaction with the run locked. `next`
- * is the run's next call when this worker should make it right away (it still holds the lease).
+ * Records what a call's answer means for its run. `next` is the run's next call when this worker
+ * should make it right away (it still holds the lease). The common answers of a run without
+ * parallel steps (and every common answer on PGlite, one session) are one guarded statement;
+ * the rest take a transaction with the run locked, so that settles of a run's parallel items
+ * see each other.
  */
 export async function settleCall(db: Db, input: SettleInput): Promise<Settled> {
   const { item, outcome, now } = input;
-  // One session (PGlite): one guarded statement is the whole settle; what it declines (a lost
-  // lease, an ended run) is sorted out by the general path below.
+  // What the guarded statement declines (a lost lease, an ended run) is sorted out by the
+  // general path below.
   const plan = fastPlan(input);
-  if (plan && isSingleSession(db)) {
+  if (plan && (input.sequential || isSingleSession(db))) {
     const settled = await settleFast(db, input, plan, true);
     if (settled) return settled;
   }

@@ -1,0 +1,19 @@
+/**
+ * The Inngest SDK reads the whole environment seven or eight times per call to the serve route
+ * (every variable, each read a call into Node's native environment object): about 0.4 ms of a
+ * call's CPU, as much as the call's own statements. Where the executor calls the route
+ * in-process, the process swaps `process.env` for a plain object with the same names and values,
+ * so those reads are ordinary property reads.
+ *
+ * Safe here because Easel reads its settings once (lib/env.ts) and never changes the environment
+ * at run time; child processes (ffmpeg) get `process.env` from JavaScript, copy or not. What
+ * changes: a variable set after this point is seen by JavaScript and by child processes, but not
+ * by native code that calls getenv() (Node's own `TZ` handling among it).
+ */
+let swapped = false;
+
+export function keepEnvironmentInPlainObject() {
+  if (swapped) return;
+  swapped = true;
+  process.env = { ...process.env };
+}
