@@ -65,3 +65,25 @@ it("reports SQL errors to the socket client and keeps serving", async () => {
   await expect(sql`select * from no_such_table`).rejects.toThrow(/no_such_table/);
   expect((await sql`select 1 + 1 as two`)[0].two).toBe(2);
 });
+
+it("keeps a socket client's unnamed statement from its Describe to its Execute, whatever runs in process meanwhile", async () => {
+  // postgres.js without named statements asks a parameterized query's types first (Parse, Describe,
+  // Sync), then binds and runs it (Bind, Execute, Sync): the unnamed statement must survive between
+  // the two, while the app's own queries (unnamed statements too) keep coming.
+  const failures: unknown[] = [];
+  let stop = false;
+  const local = (async () => {
+    for (let k = 0; !stop; k++) {
+      await pg.query("select $1::text as local, $2::int as k", [`local-${k}`, k]).catch((err) => failures.push(err));
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  const work: Promise<unknown>[] = [];
+  for (let i = 0; i < 300; i++) {
+    work.push(sql`select ${i}::int + 1 as n, ${`x${i}`}::text as s`.then(([row]) => expect(row).toEqual({ n: i + 1, s: `x${i}` })).catch((err) => failures.push(err)));
+  }
+  await Promise.all(work);
+  stop = true;
+  await local;
+  expect(failures).toEqual([]);
+}, 60_000);

@@ -75,11 +75,35 @@ export class WireServer {
     let batch: Buffer[] = [];
     let started = false;
     let chain = Promise.resolve();
+    const write = (chunk: Uint8Array) => socket.writable && socket.write(chunk);
+    // Batches that arrived while this client holds the session between two of its own batches.
+    const arrived: Buffer[] = [];
+    let waiting: ((messages: Buffer | null) => void) | null = null;
+    let closed = false;
+    const nextBatch = () =>
+      new Promise<Buffer | null>((resolve) => {
+        if (arrived.length) return resolve(arrived.shift()!);
+        if (closed) return resolve(null);
+        const timer = setTimeout(() => {
+          waiting = null;
+          resolve(null);
+        }, HOLD_FOR_EXECUTE_MS);
+        waiting = (messages) => {
+          clearTimeout(timer);
+          waiting = null;
+          resolve(messages);
+        };
+      });
 
-    const run = (messages: Buffer) => {
+    const run = (messages: Buffer, typed = true) => {
+      if (waiting) return waiting(messages);
+      arrived.push(messages);
       chain = chain
         .then(() => this.opened)
-        .then(() => this.exclusive(messages, (chunk) => socket.writable && socket.write(chunk)))
+        .then(async () => {
+          const first = arrived.shift();
+          if (first) await this.exclusive(first, typed ? nextBatch : async () => null, write);
+        })
         .catch(() => {
           socket.destroy();
         });
@@ -113,7 +137,7 @@ export class WireServer {
             return;
           }
           if (pending.length < len) return;
-          run(Buffer.from(pending.subarray(0, len)));
+          run(Buffer.from(pending.subarray(0, len)), false);
           pending = pending.subarray(len);
           started = true;
           continue;
@@ -137,6 +161,8 @@ export class WireServer {
     });
     const drop = () => {
       this.sockets.delete(socket);
+      closed = true;
+      waiting?.(null);
       chain = chain.then(() => this.rollbackIfLeftOpen());
     };
     socket.on("close", drop);
@@ -170,8 +196,22 @@ export class WireServer {
       });
   }
 
-  private async exclusive(messages: Buffer, onRawData: (chunk: Uint8Array) => unknown) {
-    await withExclusiveSession(this.pg, () => this.pg.execProtocolRawStream(new Uint8Array(messages), { onRawData }));
+  /**
+   * Runs a client's batch with the session to itself. A batch that parses the unnamed statement
+   * without executing it (postgres.js without named statements asks a parameterized query's types
+   * first: Parse, Describe, Sync; then Bind, Execute, Sync) keeps the session until the client's
+   * next batch has run too: a query of the app's own in between would replace that statement
+   * ("unnamed prepared statement does not exist"). A client that never sends it is let go after
+   * HOLD_FOR_EXECUTE_MS.
+   */
+  private async exclusive(first: Buffer, next: () => Promise<Buffer | null>, onRawData: (chunk: Uint8Array) => unknown) {
+    await withExclusiveSession(this.pg, async () => {
+      let messages: Buffer | null = first;
+      while (messages) {
+        await this.pg.execProtocolRawStream(new Uint8Array(messages), { onRawData });
+        messages = leavesUnnamedStatement(messages) ? await next() : null;
+      }
+    });
   }
 
   /** A client that vanished inside its own transaction must not leave the shared session in it. */
@@ -186,6 +226,22 @@ export class WireServer {
       await pg.execProtocolRawStream(simpleQuery("ROLLBACK"), { onRawData: () => undefined });
     }).catch((err: Error) => log().error({ component: "database", err }, "could not roll back a transaction a socket client left open"));
   }
+}
+
+/** How long a client that parsed the unnamed statement keeps the session waiting for its Execute. */
+const HOLD_FOR_EXECUTE_MS = 5_000;
+
+/** Whether a batch of typed messages parses the unnamed statement ('P' with an empty name) and executes nothing ('E'). */
+function leavesUnnamedStatement(messages: Buffer): boolean {
+  let parsedUnnamed = false;
+  for (let at = 0; at + 5 <= messages.length; ) {
+    const type = messages[at];
+    const length = messages.readInt32BE(at + 1);
+    if (type === 0x45 /* E */) return false;
+    if (type === 0x50 /* P */ && messages[at + 5] === 0) parsedUnnamed = true;
+    at += 1 + length;
+  }
+  return parsedUnnamed;
 }
 
 /** A simple-protocol Query message ('Q'). */
