@@ -31,7 +31,16 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
 
 /** SQL statements and transactions issued through the app's database handle, and serve-route calls. */
 const counts = { statements: 0, transactions: 0, calls: 0 };
-const logger = { logQuery: () => void counts.statements++ };
+/** BENCH_SQL_COUNTS=1: statements by kind (their first words), per run. */
+const byKind = new Map<string, number>();
+const logger = {
+  logQuery: (text: string) => {
+    counts.statements++;
+    if (!process.env.BENCH_SQL_COUNTS) return;
+    const key = text.replace(/\s+/g, " ").trim().slice(0, 60);
+    byKind.set(key, (byKind.get(key) ?? 0) + 1);
+  },
+};
 
 function countTransactions(db: Db): Db {
   const transaction = db.transaction.bind(db);
@@ -188,6 +197,7 @@ async function executor() {
   await close();
   console.log(`executor: ${kind}, ${TRANSPORT} calls, concurrency ${CONCURRENCY}; send() took ${(sendMs / RUNS).toFixed(2)} ms per event`);
   console.log(burstCounts);
+  for (const [key, n] of [...byKind].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${(n / (RUNS + SEQUENTIAL)).toFixed(2).padStart(6)} per run  ${key}`);
   console.log(`load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   printSqlTimes();
   return { burst, quiet };

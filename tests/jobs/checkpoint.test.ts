@@ -22,7 +22,9 @@ it("stores a checkpoint only under the lease its call holds (409 otherwise, noth
   // A function no executor serves in this test: the item stays where this test puts it.
   await saveSyncedFunctions(db, [{ id: "manual", name: "manual", url: "http://127.0.0.1:1/api/inngest?fnId=manual&stepId=step", triggers: [{ event: "ck/manual" }], concurrency: [], maxAttempts: 1 }], now);
   const { runs } = await ingestEvents(db, [{ name: "ck/manual", data: {} }], now);
-  const [claim] = await claimBatch(db, now, 30_000, 1);
+  const {
+    claims: [claim],
+  } = await claimBatch(db, now, 30_000, 1);
   expect(claim.item.runId).toBe(runs[0]);
   const post = (qiId: string, steps: unknown[]) =>
     embeddedFetch(async () => ({ db, clock: () => new Date() }))(`${EMBEDDED_BASE_URL}v1/checkpoint/${runs[0]}/async`, {

@@ -9,7 +9,7 @@ import { onWork, notifyWork } from "./signal";
 import { signedBody } from "./signing";
 import { fireDueCrons, nextCronAt } from "./store/crons";
 import { dropItem, functionCache, loadCallState, markRunStarted, type CallState } from "./store/load";
-import { claimBatch, nextDueAt, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
+import { claimBatch, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
 import { settleCall, settleWake, unlease, type SettleInput, type Settled } from "./store/settle";
 import { syncFunctions } from "./sync";
 import type { Transport } from "./transport";
@@ -34,6 +34,8 @@ export type ExecutorOptions = {
 };
 
 type Fields = Record<string, unknown>;
+/** A call slot: the queue item whose lease it holds now. */
+type Worker = { item: ClaimedItem };
 export type ExecutorLog = { info: (msg: string, fields?: Fields) => void; warn: (msg: string, fields?: Fields) => void; error: (msg: string, fields?: Fields) => void };
 
 /** The process's logger, every line marked as the job executor's. */
@@ -67,8 +69,8 @@ export class Executor {
   private readonly o: Required<Omit<ExecutorOptions, "log">> & { log: NonNullable<ExecutorOptions["log"]> };
   private running = false;
   private loop: Promise<void> | null = null;
-  /** Calls in flight, with the queue item each holds the lease of. */
-  private readonly inFlight = new Map<Promise<void>, ClaimedItem>();
+  /** Calls in flight, with the queue item each holds the lease of (a worker moves on to the items its settles claim). */
+  private readonly inFlight = new Map<Promise<void>, Worker>();
   private wake: (() => void) | null = null;
   private pending = false;
   private unsubscribe: (() => void) | null = null;
@@ -114,7 +116,7 @@ export class Executor {
     })();
     const inTime = await Promise.race([drained.then(() => true), sleep(graceMs).then(() => false)]);
     if (inTime || this.inFlight.size === 0) return;
-    const abandoned = [...this.inFlight.values()];
+    const abandoned = [...this.inFlight.values()].map((worker) => worker.item);
     const released = await Promise.all(
       abandoned.map((item) =>
         unlease(this.o.db, item).then(
@@ -185,33 +187,42 @@ export class Executor {
       const next = await nextCronAt(this.o.db);
       this.nextCronCheck = Math.min(next ? next.getTime() : Infinity, now.getTime() + 60_000);
     }
-    // One statement claims every free slot's item and loads what their calls need; when work is
-    // queued the loop comes straight back here (a finished call pokes it), without sleeping.
+    // One statement claims every free slot's item and loads what their calls need, and tells when
+    // the earliest item not yet due falls due; when work is queued the loop comes straight back
+    // here (a finished call pokes it), without sleeping.
+    let dueAt: Date | null = null;
     while (this.running && this.inFlight.size < this.o.concurrency) {
       const free = this.o.concurrency - this.inFlight.size;
-      const claims = await claimBatch(this.o.db, this.o.clock(), this.o.leaseMs, free);
+      const { claims, nextDueAt } = await claimBatch(this.o.db, this.o.clock(), this.o.leaseMs, free);
+      dueAt = nextDueAt;
       for (const claim of claims) {
         if (!this.running) {
           await unlease(this.o.db, claim.item);
           continue;
         }
-        const task: Promise<void> = this.process(claim.item, claim.state).finally(() => {
-          this.inFlight.delete(task);
-          this.poke();
-        });
-        this.inFlight.set(task, claim.item);
+        const worker: Worker = { item: claim.item };
+        const task: Promise<void> = this.process(worker, claim.state).then(
+          (quiet) => this.finished(task, quiet),
+          () => this.finished(task, false),
+        );
+        this.inFlight.set(task, worker);
       }
       if (claims.length < free) break;
     }
     if (!this.running || this.pending) return;
     let wait = this.o.pollMs;
     if (this.inFlight.size < this.o.concurrency) {
-      const due = await nextDueAt(this.o.db);
-      const untilDue = due ? due.getTime() - this.o.clock().getTime() : Infinity;
+      const untilDue = dueAt ? dueAt.getTime() - this.o.clock().getTime() : Infinity;
       if (untilDue > 0) wait = Math.min(wait, untilDue);
     }
     wait = Math.min(wait, Math.max(0, this.nextCronCheck - this.o.clock().getTime()));
     await this.idle(wait);
+  }
+
+  /** A worker is done: its slot is free, and the loop looks for work unless the worker's last settle saw none due. */
+  private finished(task: Promise<void>, quiet: boolean) {
+    this.inFlight.delete(task);
+    if (!quiet) this.poke();
   }
 
   private idle(ms: number): Promise<void> {
@@ -229,23 +240,37 @@ export class Executor {
     });
   }
 
-  /** Makes the item's call, then the run's following calls for as long as settling hands them back. */
-  private async process(first: ClaimedItem, firstState: CallState | null) {
-    let item: ClaimedItem | null = first;
+  /**
+   * Makes the item's call, then the run's following calls for as long as settling hands them back,
+   * then the items its settles claimed for this worker: with work queued, a worker goes from run to
+   * run without a claim statement of its own.
+   */
+  private async process(worker: Worker, firstState: CallState | null): Promise<boolean> {
     let state: CallState | null = firstState;
-    try {
-      if (first.kind === "wake") return await settleWake(this.o.db, first, this.o.clock());
-      while (item) {
+    for (;;) {
+      const item = worker.item;
+      try {
+        if (item.kind === "wake") {
+          await settleWake(this.o.db, item, this.o.clock());
+          return false;
+        }
         const settled: Settled | null = await this.callOnce(item, state);
-        const next = settled?.next ?? null;
-        if (next && !this.running) await unlease(this.o.db, next);
-        item = this.running ? next : null;
-        // The settle reported the run as it now is: the next call goes out without reloading it.
-        state = item && state && settled?.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: settled.state.memoized } : null;
+        const claimed = settled?.claimed?.[0] ?? null;
+        const next = settled?.next ?? claimed?.item ?? null;
+        // Quiet: the run ended and nothing else was due; the loop need not look (sends poke it).
+        if (!next) return settled?.nothingDue === true;
+        if (!this.running) {
+          await unlease(this.o.db, next);
+          return false;
+        }
+        worker.item = next;
+        // The settle reported the run as it now is, or loaded the claimed run: the next call goes out without reloading it.
+        state = settled?.next ? (state && settled.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: settled.state.memoized } : null) : (claimed?.state ?? null);
+      } catch (err) {
+        // The item keeps its lease until it runs out, then runs again.
+        this.o.log.error(`run ${item.runId}: ${(err as Error).message}`, { err, run_id: item.runId });
+        return false;
       }
-    } catch (err) {
-      // The item keeps its lease until it runs out, then runs again.
-      this.o.log.error(`run ${first.runId}: ${(err as Error).message}`, { err, run_id: first.runId });
     }
   }
 
@@ -280,7 +305,7 @@ export class Executor {
   private async settle(item: ClaimedItem, state: CallState, outcome: Outcome, maxAttempts: number, call: SettleInput["call"]): Promise<Settled> {
     const functionId = state.run.functionId;
     const sequential = !state.run.disableImmediateExecution;
-    const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call, sequential });
+    const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call, sequential, claimNext: this.running });
     // The settle that ended the run says so once: a lost lease or an ended run is labelled otherwise.
     if (settled.label === "completed" || settled.label === "failed") countJobRun(functionId, settled.label);
     // New work for other workers (planned steps, a failure handler's run) only appears when this one does not go on.

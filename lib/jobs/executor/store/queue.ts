@@ -29,11 +29,11 @@ type ClaimRow = CallStateRow & { q_id: number | string; run_id: string; kind: Jo
  * on the database clock so that nodes agree; `available_at` is on the application clock so that
  * the test clock moves sleeps.
  */
-export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: number): Promise<Claim[]> {
-  if (limit < 1) return [];
+export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: number): Promise<Batch> {
+  if (limit < 1) return { claims: [], nextDueAt: null };
   const token = crypto.randomUUID();
   // One session (PGlite): the statement runs alone, nothing to lock against.
-  if (isSingleSession(db)) return claimsOf(await claimCounted(db, now, token, leaseMs, limit), token);
+  if (isSingleSession(db)) return batchOf(await claimCounted(db, now, token, leaseMs, limit), token);
   // No concurrency group among the due items: no count to keep right, no lock needed.
   const unkeyed = await claimUnkeyed(db, now, token, leaseMs, limit);
   if (unkeyed) return unkeyed;
@@ -41,8 +41,22 @@ export async function claimBatch(db: Db, now: Date, leaseMs: number, limit: numb
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`);
     return claimCounted(tx, now, token, leaseMs, limit);
   });
-  return claimsOf(rows, token);
+  return batchOf(rows, token);
 }
+
+/** What a claim took, and when the earliest item not yet due falls due (the loop sleeps until then at most). */
+export type Batch = { claims: Claim[]; nextDueAt: Date | null };
+
+type BatchRow = ClaimRow & { next_due: Date | string | null };
+
+/** The claim's rows: one per item taken, or one row of nulls but `next_due` when none was. */
+function batchOf(rows: BatchRow[], token: string): Batch {
+  const due = rows[0]?.next_due;
+  return { claims: claimsOf(rows.filter((r) => r.q_id !== null && r.q_id !== undefined), token), nextDueAt: due ? new Date(due) : null };
+}
+
+/** The earliest `available_at` after `at` of an item no worker holds: what the loop may sleep until. */
+const nextDue = (at: string) => `(select min(available_at) as next_due from job_queue where lease_token is null and available_at > ${at})`;
 
 /** Leases the picked items, marks their runs started and answers what their calls need (CTEs after `picked`). */
 function leaseAndLoad(st: Statement, at: string, token: string, leaseMs: number): string {
@@ -65,7 +79,7 @@ function leaseAndLoad(st: Statement, at: string, token: string, leaseMs: number)
 }
 
 /** The claim that counts concurrency groups (see claimBatch): alone on PGlite, under the advisory lock on PostgreSQL. */
-async function claimCounted(db: DbOrTx, now: Date, token: string, leaseMs: number, limit: number): Promise<ClaimRow[]> {
+async function claimCounted(db: DbOrTx, now: Date, token: string, leaseMs: number, limit: number): Promise<BatchRow[]> {
   const st = new Statement();
   const at = st.at(now);
   const inFlight = (key: string) => `(select count(*) from job_queue o
@@ -91,8 +105,8 @@ async function claimCounted(db: DbOrTx, now: Date, token: string, leaseMs: numbe
       order by r.available_at, r.id
       limit ${st.p(limit, "int")}
     ), ${leaseAndLoad(st, at, token, leaseMs)}
-    select * from claimed order by q_id`;
-  return runStatement<ClaimRow>(db, text, st.params, true);
+    select n.next_due, c.* from ${nextDue(at)} n left join claimed c on true order by c.q_id`;
+  return runStatement<BatchRow>(db, text, st.params, true);
 }
 
 /**
@@ -102,23 +116,39 @@ async function claimCounted(db: DbOrTx, now: Date, token: string, leaseMs: numbe
  * without groups there is nothing to count. Null when a grouped item is among them: the locked
  * claim then takes the batch, in order, so grouped items are never passed over.
  */
-async function claimUnkeyed(db: Db, now: Date, token: string, leaseMs: number, limit: number): Promise<Claim[] | null> {
+async function claimUnkeyed(db: Db, now: Date, token: string, leaseMs: number, limit: number): Promise<Batch | null> {
   const st = new Statement();
+  const text = `with ${unkeyedClaimCtes(st, now, token, leaseMs, limit, "true")}
+    select k.keyed, n.next_due, c.* from keyed k cross join ${nextDue(st.at(now))} n left join claimed c on true order by c.q_id`;
+  const rows = await runStatement<BatchRow & { keyed: boolean }>(db, text, st.params, true);
+  if (rows[0]?.keyed) return null;
+  return batchOf(rows, token);
+}
+
+/**
+ * The unlocked claim as CTEs (`head`, `keyed`, `picked`, `leased`, `started`, `claimed`) for a
+ * statement of its own or another one's: a settle that frees its worker claims that worker's
+ * next item in the same statement. Takes nothing when `when` (SQL) is false or a grouped item is
+ * among the `limit` next due.
+ */
+export function unkeyedClaimCtes(st: Statement, now: Date, token: string, leaseMs: number, limit: number, when: string): string {
   const at = st.at(now);
   const due = `q.available_at <= ${at} and (q.lease_until is null or q.lease_until < clock_timestamp())`;
-  const text = `with head as (
+  return `head as (
       select q.id, q.ckey1, q.ckey2 from job_queue q where ${due} order by q.available_at, q.id limit ${st.p(limit, "int")}
     ), keyed as (
       select exists (select 1 from head where ckey1 is not null or ckey2 is not null) as keyed
     ), picked as (
       select q.id from job_queue q
-      where q.id in (select id from head) and ${due} and not (select keyed from keyed)
+      where q.id in (select id from head) and ${due} and not (select keyed from keyed) and ${when}
       for update of q skip locked
-    ), ${leaseAndLoad(st, at, token, leaseMs)}
-    select k.keyed, c.* from keyed k left join claimed c on true order by c.q_id`;
-  const rows = await runStatement<ClaimRow & { keyed: boolean }>(db, text, st.params, true);
-  if (rows[0]?.keyed) return null;
-  return claimsOf(rows.filter((r) => r.q_id !== null && r.q_id !== undefined), token);
+    ), ${leaseAndLoad(st, at, token, leaseMs)}`;
+}
+
+/** Claims answered as JSON rows (`row_to_json` of `claimed`) by a statement that claims along the way. */
+export function claimsFromJson(value: unknown, token: string): Claim[] {
+  const rows = (typeof value === "string" ? JSON.parse(value) : value) as ClaimRow[] | null;
+  return rows ? claimsOf([...rows].sort((a, b) => Number(a.q_id) - Number(b.q_id)), token) : [];
 }
 
 function claimsOf(rows: ClaimRow[], token: string): Claim[] {
@@ -147,13 +177,6 @@ export async function renewLease(db: Db, item: ClaimedItem, leaseMs: number): Pr
 export async function releaseAllLeases(db: Db): Promise<number> {
   const rows = await queryRows<{ id: number }>(db, sql`update job_queue set lease_token = null, lease_until = null where lease_token is not null returning id`);
   return rows.length;
-}
-
-/** When the next unleased item falls due (to sleep until then rather than poll). */
-export async function nextDueAt(db: Db): Promise<Date | null> {
-  const rows = await queryRows<{ at: Date | string | null }>(db, sql`select min(available_at) as at from job_queue where lease_token is null`);
-  const at = rows[0]?.at;
-  return at ? new Date(at) : null;
 }
 
 /**
