@@ -7,6 +7,8 @@ import { xmlDocument } from "../xml";
 import { MAX_PUT_BYTES, objectMetadataFrom, receiveObjectBody } from "./body";
 import { S3Error, s3Errors } from "./errors";
 import { commitModeOf, type S3Call } from "./call";
+import { copyChecksum, keptChecksum, servedChecksumHeaders } from "./object-checksums";
+import { checksumElements, checksumResponseHeaders } from "./checksum-headers";
 import { refuseCrossWorkspaceCopy } from "./copy-scope";
 
 export const quoted = (etag: string) => `"${etag}"`;
@@ -17,11 +19,12 @@ export async function putObject(call: S3Call): Promise<Response> {
   const meta = objectMetadataFrom(req);
   const received = await receiveObjectBody(lay, req, payload);
   const md5 = received.md5.toString("hex");
-  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {
+  const checksum = keptChecksum(received);
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5, checksum }, now, commitModeOf(call)).catch(async (err) => {
     await fs.rm(received.path, { force: true });
     throw err;
   });
-  return new Response(null, { status: 200, headers: { ETag: quoted(record.etag) } });
+  return new Response(null, { status: 200, headers: { ETag: quoted(record.etag), ...checksumResponseHeaders(checksum) } });
 }
 
 /** PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. */
@@ -40,19 +43,21 @@ export async function copyObject(call: S3Call): Promise<Response> {
   }
   const opened = await openObject(lay, source.bucket, source.key);
   if (!opened) throw s3Errors.noSuchKey(source.key);
+  const sum = copyChecksum(req, opened.record);
   let received;
   try {
-    received = await receiveToTemp(lay, opened.stream, { maxBytes: MAX_PUT_BYTES, expectedLength: opened.record.size, sha256: false });
+    received = await receiveToTemp(lay, opened.stream, { maxBytes: MAX_PUT_BYTES, expectedLength: opened.record.size, sha256: false, checksum: sum.compute });
   } finally {
     opened.stream.destroy();
   }
   const meta = replace ? objectMetadataFrom(req) : { contentType: opened.record.contentType, headers: opened.record.headers, userMetadata: opened.record.userMetadata };
   const md5 = received.md5.toString("hex");
-  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5 }, now, commitModeOf(call)).catch(async (err) => {
+  const checksum = sum.kept ?? keptChecksum({ ...received, checksumAlgorithm: sum.compute });
+  const record = await commitObject(lay, bucket, key, [received], { ...meta, size: received.size, md5, etag: md5, checksum }, now, commitModeOf(call)).catch(async (err) => {
     await fs.rm(received.path, { force: true });
     throw err;
   });
-  const body = xmlDocument("CopyObjectResult", { LastModified: record.lastModified, ETag: quoted(record.etag) });
+  const body = xmlDocument("CopyObjectResult", { LastModified: record.lastModified, ETag: quoted(record.etag), ...checksumElements(record.checksum) });
   return new Response(body, { status: 200, headers: { "content-type": "application/xml" } });
 }
 
@@ -69,7 +74,7 @@ export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise
   if (!record) throw s3Errors.noSuchKey(key);
   return serveObject(req, url, record, {
     open: (range) => openObject(lay, bucket, key, range, record),
-    extraHeaders: amzHeaders(record),
+    extraHeaders: { ...amzHeaders(record), ...servedChecksumHeaders(req, url, record) },
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
     preconditionError: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412),
