@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import { Readable } from "node:stream";
 import { SignatureV4 } from "@smithy/signature-v4";
@@ -229,12 +230,43 @@ describe("signed aws-chunked bodies", () => {
 });
 
 describe("unsigned aws-chunked bodies (STREAMING-UNSIGNED-PAYLOAD-TRAILER)", () => {
-  async function unsignedPut(key: string, headers: Record<string, string>, body: Buffer) {
+  async function unsignedPut(key: string, headers: Record<string, string>, body: Buffer, query: Record<string, string> = {}) {
     const url = new URL(`${store.endpoint}/easel/${key}`);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const all = { host: url.host, "x-amz-content-sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "content-encoding": "aws-chunked", ...headers };
-    const signed = await signer.sign({ method: "PUT", protocol: "http:", hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: all }, { signingDate: clock() });
+    const signed = await signer.sign({ method: "PUT", protocol: "http:", hostname: url.hostname, port: Number(url.port), path: url.pathname, query, headers: all }, { signingDate: clock() });
     return send(url, signed.headers, body);
   }
+
+  it("an UploadPart whose trailer checksum is wrong answers 400 BadDigest and keeps no part", async () => {
+    const url = new URL(`${store.endpoint}/easel/chunked/part`);
+    const create = await signer.sign(
+      { method: "POST", protocol: "http:", hostname: url.hostname, port: Number(url.port), path: url.pathname, query: { uploads: "" }, headers: { host: url.host, "x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-checksum-algorithm": "CRC32" } },
+      { signingDate: clock() },
+    );
+    const created = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${url}?uploads`, { method: "POST", headers: create.headers }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c));
+        res.on("end", () => resolve(text));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)![1];
+    const wrong = (await checksumOf("crc32", Buffer.from("x"))).toString("base64");
+    const query = { partNumber: "1", uploadId };
+    const res = await unsignedPut("chunked/part", { "x-amz-decoded-content-length": "5", "x-amz-trailer": "x-amz-checksum-crc32" }, Buffer.from(`5\r\nhello\r\n0\r\nx-amz-checksum-crc32:${wrong}\r\n\r\n`), query);
+    expect(res.status).toBe(400);
+    expect(errorCode(res.text)).toBe("BadDigest");
+    expect(tmpLeftovers(store.lay)).toEqual([]);
+    expect(fs.readdirSync(store.lay.uploadDir(uploadId))).toEqual(["upload.json"]);
+    // The same part with its right trailer is taken, and its checksum echoed.
+    const right = (await checksumOf("crc32", Buffer.from("hello"))).toString("base64");
+    const ok = await unsignedPut("chunked/part", { "x-amz-decoded-content-length": "5", "x-amz-trailer": "x-amz-checksum-crc32" }, Buffer.from(`5\r\nhello\r\n0\r\nx-amz-checksum-crc32:${right}\r\n\r\n`), query);
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.headers["x-amz-checksum-crc32"]).toBe(right);
+  });
 
   it("a wrong trailer checksum answers 400 BadDigest and stores nothing", async () => {
     const wrong = (await checksumOf("crc32c", Buffer.from("x"))).toString("base64");

@@ -72,13 +72,18 @@ function parseCopySource(header: string): { bucket: string; key: string } {
 export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise<Response> {
   const record = await headObject(lay, bucket, key);
   if (!record) throw s3Errors.noSuchKey(key);
-  return serveObject(req, url, record, {
+  const checksumHeaders = servedChecksumHeaders(req, url, record);
+  const response = await serveObject(req, url, record, {
     open: (range) => openObject(lay, bucket, key, range, record),
-    extraHeaders: { ...amzHeaders(record), ...servedChecksumHeaders(req, url, record) },
+    extraHeaders: { ...amzHeaders(record), ...checksumHeaders },
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
     preconditionError: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412),
   });
+  // AWS SDKs skip validating a composite checksum ("-N") only when no other digest header is
+  // present: a Content-MD5 beside it would have them check the composite value against the bytes.
+  if (checksumHeaders["x-amz-checksum-type"] === "COMPOSITE") response.headers.delete("content-md5");
+  return response;
 }
 
 function amzHeaders(record: ObjectRecord): Record<string, string> {
