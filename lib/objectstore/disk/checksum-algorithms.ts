@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { createRequire } from "node:module";
 import { Crc32, Crc32c, Crc64Nvme } from "@aws-sdk/checksums/crc";
+import { log } from "../../log/logger.mjs";
 
 /**
  * The checksums S3 clients may ask the store to verify and keep (`x-amz-checksum-<algorithm>`).
@@ -42,16 +42,19 @@ export async function checksumOf(algorithm: ChecksumAlgorithm, bytes: Uint8Array
 
 /**
  * The CRC library's file, for worker threads: their code is evaluated from a string (no file in any
- * bundle), so they load the library by path. The specifier is assembled at run time so that no
- * bundler rewrites the lookup into a module id of its own: Node resolves it from this module's
- * location (the source file under vitest and tsx, the server chunk under Next.js), and both lead
- * to the project's node_modules. Null when it cannot be found: workers then fail any CRC they are
- * asked for, and the caller computes it on its own thread.
+ * bundle), so they load the library by path. Next.js's bundler replaces a `require.resolve` it can
+ * see with a module id of its own (or, for one it cannot follow, a throw), so the resolving
+ * `require` is taken from Node at run time, out of the bundler's sight. It resolves from this
+ * module's source file (`import.meta.url` is that file under vitest, tsx and Next.js's server
+ * bundle alike), that is from the project's node_modules. Null when it cannot be found: a CRC is
+ * then computed on the caller's thread.
  */
 export function crcLibraryPath(): string | null {
   try {
-    return createRequire(import.meta.url).resolve(["@aws-sdk", "checksums", "crc"].join("/"));
-  } catch {
+    const { createRequire: requireFrom } = process.getBuiltinModule("node:module");
+    return requireFrom(import.meta.url).resolve("@aws-sdk/checksums/crc");
+  } catch (err) {
+    log().warn({ component: "objectstore", err }, "the CRC library was not found for the write workers: CRC checksums are computed on the request thread");
     return null;
   }
 }

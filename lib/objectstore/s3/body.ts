@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import type { Layout } from "../disk/layout";
 import { BodyError, BodyRefused, iterate, receiveToTemp, type Received } from "../disk/receive";
-import type { ChecksumAlgorithm } from "../disk/checksum-algorithms";
+import { checksumOf, type ChecksumAlgorithm } from "../disk/checksum-algorithms";
 import type { StoredHeaders } from "../disk/objects";
 import { takeBody, type BodySource } from "../../http/request-body";
 import { countUploadBytes } from "../../metrics/registry.mjs";
@@ -83,13 +83,18 @@ export async function receiveObjectBody(lay: Layout, req: Request, payload: Payl
   return { ...received, checksumAlgorithm };
 }
 
-/** A small XML request body, whole, checked against the signed sha256 when there is one. */
-export async function readXmlBody(req: Request, payload: PayloadPolicy): Promise<string> {
+/**
+ * A small XML request body, whole, checked against the signed sha256 when there is one, and
+ * (`checksum`) against the x-amz-checksum-* it declares: for CompleteMultipartUpload that header
+ * is the object's checksum, not the document's, so it asks for no such check.
+ */
+export async function readXmlBody(req: Request, payload: PayloadPolicy, opts: { checksum?: boolean } = {}): Promise<string> {
+  const declaredChecksum = opts.checksum ? checksumRequested(req, payload) : null;
   const length = contentLength(req);
   if (length !== null && length > MAX_XML_BYTES) throw new S3Error("MaxMessageLengthExceeded", "Your request was too big.", 400);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const source = requestBody(req, payload).body;
+  const { body: source, trailers } = requestBody(req, payload);
   try {
     if (source) {
       for await (const chunk of iterate(source)) {
@@ -109,6 +114,7 @@ export async function readXmlBody(req: Request, payload: PayloadPolicy): Promise
   if (declaredMd5 && !declaredMd5.equals(crypto.createHash("md5").update(body).digest())) {
     throw new S3Error("BadDigest", "The Content-MD5 you specified did not match what we received.", 400);
   }
+  if (declaredChecksum) verifyChecksum(declaredChecksum, await checksumOf(declaredChecksum.algorithm, body), trailers?.() ?? null);
   return body.toString("utf8");
 }
 

@@ -8,6 +8,7 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   ListPartsCommand,
   UploadPartCommand,
   GetObjectCommand,
@@ -158,6 +159,28 @@ describe("refused checksums store nothing", () => {
     expect(both).toMatchObject({ name: "InvalidRequest", status: 400 });
     expect(await headObject(store.lay, "easel", "sums/invalid")).toBeNull();
     expect(tmpLeftovers(store.lay)).toEqual([]);
+  });
+});
+
+describe("DeleteObjects (the SDK sends the document's CRC32)", () => {
+  it("checks the document's checksum: a wrong one answers 400 BadDigest and deletes nothing", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "sums/delete-me", Body: Buffer.from("x") }));
+    const tampering = new S3Client({ endpoint: store.endpoint, region: "us-east-1", forcePathStyle: true, credentials, maxAttempts: 1 });
+    tampering.middlewareStack.add(
+      (next) => async (args) => {
+        const headers = (args.request as { headers: Record<string, string> }).headers;
+        expect(headers["x-amz-checksum-crc32"]).toBeDefined();
+        headers["x-amz-checksum-crc32"] = "AAAAAA==";
+        return next(args);
+      },
+      { step: "build", priority: "low", name: "wrongDocumentChecksum" },
+    );
+    const request = { Bucket: "easel", Delete: { Objects: [{ Key: "sums/delete-me" }] } };
+    expect(await s3Failure(tampering.send(new DeleteObjectsCommand(request)))).toMatchObject({ name: "BadDigest", status: 400 });
+    tampering.destroy();
+    expect(await headObject(store.lay, "easel", "sums/delete-me")).not.toBeNull();
+    await s3.send(new DeleteObjectsCommand(request));
+    expect(await headObject(store.lay, "easel", "sums/delete-me")).toBeNull();
   });
 });
 
