@@ -216,8 +216,9 @@ async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise
 
 /**
  * Receives a whole body into a new file under .tmp, computing its md5 (and sha256 when the request
- * declared one, and the `checksum` algorithm when one is asked for: nothing more) on the way, flushed to disk before returning. On any failure the file is removed:
- * a body that did not fully arrive leaves nothing behind.
+ * declared one, and the `checksum` algorithm when one is asked for: nothing more) on the way,
+ * flushed to disk before returning. On any failure the file is removed: a body that did not fully
+ * arrive leaves nothing behind.
  *
  * The hashing and writing run on a write worker (write-worker.ts) while this thread reads the
  * body; `transfer` says the body's chunks are this caller's alone (a request's), so they move

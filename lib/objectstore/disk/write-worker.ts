@@ -4,8 +4,9 @@ import { crcLibraryPath, WORKER_CHECKSUM_SOURCE, type ChecksumAlgorithm } from "
 /**
  * Threads that hash and write received bytes, so the thread serving requests only moves them.
  *
- * Hashing (md5, sha256 for signed payloads, and the one x-amz-checksum a request names) is the largest per-byte cost of an upload, and the
- * request thread also parses HTTP and runs every request's JavaScript. Here a body's chunks are
+ * Hashing (md5, sha256 for signed payloads, and the one x-amz-checksum a request names) is the
+ * largest per-byte cost of an upload, and the request thread also parses HTTP and runs every
+ * request's JavaScript. Here a body's chunks are
  * gathered into batches of about 1 MiB and handed to a worker by transfer (no copy): it hashes and
  * writes them in order and acknowledges each batch. A body has at most two batches in flight
  * while the next gathers (slack for a worker that is slow to be scheduled on a busy machine), so
