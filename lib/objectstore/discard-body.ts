@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import { bodyTaken, takeBody } from "../http/request-body";
 import { iterate } from "./disk/receive";
 
@@ -24,4 +25,15 @@ export function discardUnreadBody(req: Request): void {
       // The client went away: nothing left to drain.
     }
   })();
+}
+
+/** The same for a body a reader has given up on part way (a decoder that refused it). */
+export function drainReadable(stream: Readable): void {
+  let seen = 0;
+  stream.on("error", () => undefined); // the client went away: nothing left to drain
+  stream.on("data", (chunk: Uint8Array) => {
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT) stream.destroy();
+  });
+  stream.resume();
 }

@@ -7,7 +7,7 @@ import path from "node:path";
  *   <bucket>/.bucket.json                      the bucket exists (S3 bucket names never start with ".")
  *   <bucket>/<hh>/<sha256(key)>.json           an object's record: the commit point of a write
  *   <bucket>/<hh>/<sha256(key)>.<rand>[.<n>].data    its bytes (one file, or one per multipart part), named by the record
- *   .uploads/<uploadId>/upload.json, <n>.<md5>.<rand>.part        S3 multipart uploads
+ *   .uploads/<uploadId>/upload.json, <n>.<md5>.<rand>[.<checksum>].part   S3 multipart uploads
  *   .sessions/<sessionId>/session.json, data   GCS resumable sessions
  *   .tmp/                                      bytes being received, renamed into place when complete
  *

@@ -5,7 +5,9 @@ import { isMissing, readJson, writeJsonAtomic } from "./atomic";
 import { withLock } from "./lock";
 import { randomId, randomName, isValidId, type Layout } from "./layout";
 import { commitObject, headObject, NoSuchBucketError, type CommitMode, type NewObject, type ObjectRecord, type StoredHeaders, type WriteCondition } from "./objects";
-import { forgetUpload, notePartCommitted, wholeMd5 } from "./part-digest";
+import type { StoredChecksum } from "./checksum-algorithms";
+import { objectChecksumOrThrow, type UploadChecksum } from "./multipart-checksum";
+import { forgetUpload, notePartCommitted, wholeDigest } from "./part-digest";
 import type { Received } from "./receive";
 
 /** S3's floor for every part but the last. */
@@ -20,14 +22,17 @@ export type UploadRecord = {
   headers: StoredHeaders;
   userMetadata: Record<string, string>;
   initiated: string;
+  /** The checksum every part is computed for and the object gets (x-amz-checksum-algorithm/-type at creation). */
+  checksum?: UploadChecksum;
 };
 
-export type PartRecord = { partNumber: number; size: number; md5: string; lastModified: string; dataFile: string };
+/** `checksum`: the part's own checksum (base64) of the upload's algorithm, when the upload has one. */
+export type PartRecord = { partNumber: number; size: number; md5: string; lastModified: string; dataFile: string; checksum?: string };
 
 /** Failures named as S3 names them (this module only serves the S3 protocol). */
 export class MultipartError extends Error {
   constructor(
-    readonly code: "NoSuchUpload" | "InvalidPart" | "InvalidPartOrder" | "EntityTooSmall",
+    readonly code: "NoSuchUpload" | "InvalidPart" | "InvalidPartOrder" | "EntityTooSmall" | "BadDigest" | "InvalidRequest",
     message: string,
   ) {
     super(message);
@@ -56,11 +61,12 @@ export async function getUpload(lay: Layout, bucket: string, key: string, upload
 }
 
 /**
- * A part is one file named `<n>.<md5>.<rand>.part` in its upload's folder: the name carries what a
- * separate record would, so renaming the received file into the folder is the whole commit (one
- * rename per part and no second flush, which matters at hundreds of parts per upload).
+ * A part is one file named `<n>.<md5>.<rand>[.<checksum>].part` in its upload's folder (the
+ * checksum, in hex, of the upload's algorithm when it has one): the name carries what a separate
+ * record would, so renaming the received file into the folder is the whole commit (one rename per
+ * part and no second flush, which matters at hundreds of parts per upload).
  */
-const PART_FILE = /^(\d+)\.([0-9a-f]{32})\.[0-9a-f]+\.part$/;
+const PART_FILE = /^(\d+)\.([0-9a-f]{32})\.[0-9a-f]+(?:\.([0-9a-f]{8,64}))?\.part$/;
 
 async function readParts(dir: string): Promise<PartRecord[]> {
   let names: string[];
@@ -75,7 +81,8 @@ async function readParts(dir: string): Promise<PartRecord[]> {
     const m = PART_FILE.exec(name);
     if (!m) continue;
     const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (stat) parts.push({ partNumber: Number(m[1]), md5: m[2], size: stat.size, lastModified: stat.mtime.toISOString(), dataFile: name });
+    const checksum = m[3] ? { checksum: Buffer.from(m[3], "hex").toString("base64") } : {};
+    if (stat) parts.push({ partNumber: Number(m[1]), md5: m[2], size: stat.size, lastModified: stat.mtime.toISOString(), dataFile: name, ...checksum });
   }
   return parts.sort((a, b) => a.partNumber - b.partNumber);
 }
@@ -93,14 +100,15 @@ export async function commitPart(lay: Layout, upload: UploadRecord, partNumber: 
       throw noSuchUpload();
     }
     const md5 = received.md5.toString("hex");
-    const dataFile = `${partNumber}.${md5}.${randomName()}.part`;
+    const checksum = upload.checksum && received.checksum ? received.checksum : null;
+    const dataFile = `${partNumber}.${md5}.${randomName()}${checksum ? `.${checksum.toString("hex")}` : ""}.part`;
     // The bytes were flushed before this rename. The rename itself is not flushed here: after a
     // crash the part is either listed, with its bytes, or missing and sent again. Completion
     // flushes the object's folder, which makes the assembled object durable.
     await fs.rename(received.path, path.join(dir, dataFile));
     for (const name of previous) await fs.rm(path.join(dir, name), { force: true });
-    notePartCommitted(upload.uploadId, partNumber, path.join(dir, dataFile));
-    return { partNumber, size: received.size, md5, lastModified: now.toISOString(), dataFile };
+    notePartCommitted(upload.uploadId, partNumber, path.join(dir, dataFile), upload.checksum?.type === "FULL_OBJECT" ? upload.checksum.algorithm : null);
+    return { partNumber, size: received.size, md5, lastModified: now.toISOString(), dataFile, ...(checksum ? { checksum: checksum.toString("base64") } : {}) };
   });
 }
 
@@ -120,9 +128,10 @@ export async function listParts(lay: Layout, upload: UploadRecord): Promise<Part
 export async function completeUpload(
   lay: Layout,
   upload: UploadRecord,
-  requested: { partNumber: number; etag: string }[],
+  requested: RequestedPart[],
   now: Date,
   mode: CommitMode = "overwrite",
+  expectedChecksum: string | null = null,
   condition?: WriteCondition,
 ): Promise<ObjectRecord> {
   return withLock(`upload:${upload.uploadId}`, async () => {
@@ -132,14 +141,17 @@ export async function completeUpload(
     const files = chosen.map((p) => ({ path: path.join(dir, p.dataFile), size: p.size }));
     const partsDigest = crypto.createHash("md5");
     for (const part of chosen) partsDigest.update(Buffer.from(part.md5, "hex"));
+    const whole = await wholeDigest(upload.uploadId, files, upload.checksum?.type === "FULL_OBJECT" ? upload.checksum.algorithm : null);
+    const checksum: StoredChecksum | undefined = await objectChecksumOrThrow(upload.checksum, chosen, whole.checksum, expectedChecksum);
     const object: NewObject = {
       size: chosen.reduce((sum, p) => sum + p.size, 0),
-      md5: await wholeMd5(upload.uploadId, files),
+      md5: whole.md5,
       etag: `${partsDigest.digest("hex")}-${chosen.length}`,
       contentType: upload.contentType,
       headers: upload.headers,
       userMetadata: upload.userMetadata,
       completedUploadId: upload.uploadId,
+      checksum,
     };
     const record = await commitObject(lay, upload.bucket, upload.key, files, object, now, mode, condition);
     await fs.rm(dir, { recursive: true, force: true });
@@ -163,15 +175,18 @@ export async function completedUpload(lay: Layout, bucket: string, key: string, 
   return record;
 }
 
-function choosePartsOrThrow(requested: { partNumber: number; etag: string }[], stored: Map<number, PartRecord>): PartRecord[] {
+/** A part as CompleteMultipartUpload names it; `checksum`: its Checksum<ALGORITHM> element, if sent. */
+export type RequestedPart = { partNumber: number; etag: string; checksum?: string };
+
+function choosePartsOrThrow(requested: RequestedPart[], stored: Map<number, PartRecord>): PartRecord[] {
   const chosen: PartRecord[] = [];
   let last = 0;
-  for (const { partNumber, etag } of requested) {
+  for (const { partNumber, etag, checksum } of requested) {
     if (partNumber <= last) throw new MultipartError("InvalidPartOrder", "The list of parts was not in ascending order. Parts must be ordered by part number.");
     last = partNumber;
     const part = stored.get(partNumber);
-    if (!part || part.md5 !== etag.replace(/"/g, "").toLowerCase()) {
-      throw new MultipartError("InvalidPart", `Part ${partNumber} could not be found, or its ETag does not match. Upload the part, then list the parts to get its ETag.`);
+    if (!part || part.md5 !== etag.replace(/"/g, "").toLowerCase() || (checksum !== undefined && part.checksum !== undefined && checksum !== part.checksum)) {
+      throw new MultipartError("InvalidPart", `Part ${partNumber} could not be found, or its ETag (or checksum) does not match. Upload the part, then list the parts to get its ETag.`);
     }
     chosen.push(part);
   }

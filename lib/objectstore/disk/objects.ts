@@ -3,6 +3,7 @@ import { createReadStream } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { isMissing, readJson, syncDir, writeJsonAtomic } from "./atomic";
+import type { StoredChecksum } from "./checksum-algorithms";
 import { withLock } from "./lock";
 import { randomName, keyHash, type Layout } from "./layout";
 import { noteDeletedRecord, pin, retire, unpin } from "./pins";
@@ -29,6 +30,8 @@ export type ObjectRecord = {
   userMetadata: Record<string, string>;
   /** The multipart upload that produced the object, so that a repeated completion answers as the first did. */
   completedUploadId?: string;
+  /** The x-amz-checksum the object was uploaded with (verified then), served back on request. */
+  checksum?: StoredChecksum;
 };
 
 export type NewObject = Omit<ObjectRecord, "key" | "segments" | "lastModified">;

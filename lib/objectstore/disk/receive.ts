@@ -1,6 +1,7 @@
-import crypto, { type Hash } from "node:crypto";
+import crypto from "node:crypto";
 import fs, { type FileHandle } from "node:fs/promises";
 import { Readable } from "node:stream";
+import { startChecksum, type ChecksumAlgorithm } from "./checksum-algorithms";
 import type { Layout } from "./layout";
 import { openWorkerSink, type BodySink } from "./write-worker";
 
@@ -22,7 +23,19 @@ export function iterate(body: Exclude<Body, null>): AsyncIterable<Uint8Array> {
   return body as AsyncIterable<Uint8Array>;
 }
 
-export type Received = { path: string; size: number; md5: Buffer; sha256: string | null };
+/** `checksum`: the raw digest of the algorithm the caller asked for (x-amz-checksum-*), else null. */
+export type Received = { path: string; size: number; md5: Buffer; sha256: string | null; checksum: Buffer | null };
+
+/**
+ * Thrown by a decoder between the request and the store (aws-chunked framing, chunk signatures):
+ * a verdict on the body, answered as `answer`, never mistaken for the client going away.
+ */
+export class BodyRefused extends Error {
+  constructor(readonly answer: Error) {
+    super(answer.message);
+    this.name = "BodyRefused";
+  }
+}
 
 /** Bytes gathered before one write call: large enough to keep syscalls few, small enough to keep memory flat. */
 const BATCH_BYTES = 1024 * 1024;
@@ -38,7 +51,7 @@ export async function pumpBody(
   fh: FileHandle,
   position: number,
   body: Body,
-  opts: { hashes: Hash[]; maxBytes: number; skip?: number },
+  opts: { hashes: { update(chunk: Uint8Array): unknown }[]; maxBytes: number; skip?: number },
 ): Promise<{ written: number; consumed: number }> {
   let skip = opts.skip ?? 0;
   let skipped = 0;
@@ -117,6 +130,7 @@ function dropBytes(buffers: Uint8Array[], n: number): Uint8Array[] {
 
 /** File-system failures are ours (and rethrown); anything else thrown while reading the body is the client going away. */
 function isStreamAbort(err: unknown): boolean {
+  if (err instanceof BodyRefused) return false;
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code && /^E[A-Z]+$/.test(code) && code !== "ECONNRESET" && code !== "EPIPE") return false;
   return true;
@@ -131,6 +145,9 @@ function isStreamAbort(err: unknown): boolean {
  */
 function pumpNodeToSink(stream: Readable, sink: BodySink, maxBytes: number): Promise<void> {
   if (stream.readableEnded) return Promise.resolve();
+  // A decoder in front of the request may have refused the body before this reads it.
+  if (stream.errored) return Promise.reject(isStreamAbort(stream.errored) ? new BodyError("aborted", "the client closed the connection before the body ended") : stream.errored);
+  if (stream.destroyed) return Promise.reject(new BodyError("aborted", "the client closed the connection before the body ended"));
   return new Promise<void>((resolve, reject) => {
     let total = 0;
     let settled = false;
@@ -199,8 +216,9 @@ async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise
 
 /**
  * Receives a whole body into a new file under .tmp, computing its md5 (and sha256 when the request
- * declared one) on the way, flushed to disk before returning. On any failure the file is removed:
- * a body that did not fully arrive leaves nothing behind.
+ * declared one, and the `checksum` algorithm when one is asked for: nothing more) on the way,
+ * flushed to disk before returning. On any failure the file is removed: a body that did not fully
+ * arrive leaves nothing behind.
  *
  * The hashing and writing run on a write worker (write-worker.ts) while this thread reads the
  * body; `transfer` says the body's chunks are this caller's alone (a request's), so they move
@@ -209,7 +227,7 @@ async function pumpToSink(body: Body, sink: BodySink, maxBytes: number): Promise
 export async function receiveToTemp(
   lay: Layout,
   body: Body,
-  opts: { maxBytes: number; expectedLength: number | null; sha256: boolean; transfer?: boolean },
+  opts: { maxBytes: number; expectedLength: number | null; sha256: boolean; checksum?: ChecksumAlgorithm | null; transfer?: boolean },
 ): Promise<Received> {
   await fs.mkdir(lay.tmpDir, { recursive: true });
   const file = lay.tmpFile();
@@ -221,18 +239,20 @@ export async function receiveToTemp(
     if (opts.expectedLength !== null && opts.expectedLength > opts.maxBytes) {
       throw new BodyError("too_large", `the body is larger than ${opts.maxBytes} bytes`);
     }
-    sink = openWorkerSink(fh.fd, { sha256: opts.sha256, transfer: opts.transfer ?? false });
+    sink = openWorkerSink(fh.fd, { sha256: opts.sha256, checksum: opts.checksum, transfer: opts.transfer ?? false });
     let received: Omit<Received, "path">;
     if (sink) {
       await pumpToSink(body, sink, max);
       const done = await sink.finish();
       sink = null;
-      received = { size: done.written, md5: done.md5, sha256: done.sha256 };
+      received = { size: done.written, md5: done.md5, sha256: done.sha256, checksum: done.checksum };
     } else {
       const md5 = crypto.createHash("md5");
       const sha = opts.sha256 ? crypto.createHash("sha256") : null;
-      const { written: size } = await pumpBody(fh, 0, body, { hashes: sha ? [md5, sha] : [md5], maxBytes: max });
-      received = { size, md5: md5.digest(), sha256: sha ? sha.digest("hex") : null };
+      const checksum = opts.checksum ? startChecksum(opts.checksum) : null;
+      const hashes = [md5, ...(sha ? [sha] : []), ...(checksum ? [checksum] : [])];
+      const { written: size } = await pumpBody(fh, 0, body, { hashes, maxBytes: max });
+      received = { size, md5: md5.digest(), sha256: sha ? sha.digest("hex") : null, checksum: checksum ? await checksum.digest() : null };
     }
     if (opts.expectedLength !== null && received.size !== opts.expectedLength) {
       throw new BodyError("incomplete", `received ${received.size} of ${opts.expectedLength} bytes`);

@@ -1,10 +1,12 @@
 import { Worker } from "node:worker_threads";
+import { crcLibraryPath, WORKER_CHECKSUM_SOURCE, type ChecksumAlgorithm } from "./checksum-algorithms";
 
 /**
  * Threads that hash and write received bytes, so the thread serving requests only moves them.
  *
- * Hashing (md5, and sha256 for signed payloads) is the largest per-byte cost of an upload, and the
- * request thread also parses HTTP and runs every request's JavaScript. Here a body's chunks are
+ * Hashing (md5, sha256 for signed payloads, and the one x-amz-checksum a request names) is the
+ * largest per-byte cost of an upload, and the request thread also parses HTTP and runs every
+ * request's JavaScript. Here a body's chunks are
  * gathered into batches of about 1 MiB and handed to a worker by transfer (no copy): it hashes and
  * writes them in order and acknowledges each batch. A body has at most two batches in flight
  * while the next gathers (slack for a worker that is slow to be scheduled on a busy machine), so
@@ -20,6 +22,7 @@ import { Worker } from "node:worker_threads";
 // The worker's code, evaluated as a script so it needs no separate file in any bundle.
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
+${WORKER_CHECKSUM_SOURCE}
 const crypto = require("node:crypto");
 const fs = require("node:fs");
 const bodies = new Map();
@@ -41,19 +44,27 @@ function writeAll(fd, chunks, position) {
 }
 parentPort.on("message", (m) => {
   if (m.type === "open") {
-    bodies.set(m.id, { fd: m.fd, position: 0, md5: crypto.createHash("md5"), sha256: m.sha256 ? crypto.createHash("sha256") : null, failed: false });
+    const b = { fd: m.fd, position: 0, md5: crypto.createHash("md5"), sha256: m.sha256 ? crypto.createHash("sha256") : null, checksum: null, failed: false, error: null };
+    try {
+      if (m.checksum) b.checksum = startChecksum(m.checksum);
+    } catch (err) {
+      b.failed = true;
+      b.error = String((err && err.message) || err);
+    }
+    bodies.set(m.id, b);
     return;
   }
   const b = bodies.get(m.id);
   if (m.type === "data") {
     if (!b || b.failed) {
-      parentPort.postMessage({ type: "failed", id: m.id, message: "an earlier write of this body failed" });
+      parentPort.postMessage({ type: "failed", id: m.id, message: (b && b.error) || "an earlier write of this body failed" });
       return;
     }
     try {
       for (const c of m.chunks) {
         b.md5.update(c);
         if (b.sha256) b.sha256.update(c);
+        if (b.checksum) b.checksum.update(c);
       }
       b.position = writeAll(b.fd, m.chunks, b.position);
       parentPort.postMessage({ type: "ack", id: m.id });
@@ -67,7 +78,12 @@ parentPort.on("message", (m) => {
       parentPort.postMessage({ type: "ended", id: m.id });
       return;
     }
-    parentPort.postMessage({ type: "ended", id: m.id, md5: b.md5.digest(), sha256: b.sha256 ? b.sha256.digest("hex") : null, written: b.position });
+    const ended = { type: "ended", id: m.id, md5: b.md5.digest(), sha256: b.sha256 ? b.sha256.digest("hex") : null, checksum: null, written: b.position };
+    if (!b.checksum) return parentPort.postMessage(ended);
+    b.checksum.digest().then(
+      (checksum) => parentPort.postMessage({ ...ended, checksum }),
+      (err) => parentPort.postMessage({ type: "ended", id: m.id, error: String((err && err.message) || err) }),
+    );
   }
 });
 `;
@@ -80,7 +96,7 @@ const IN_FLIGHT = 2;
 type Reply =
   | { type: "ack"; id: number }
   | { type: "failed"; id: number; code?: string; message: string }
-  | { type: "ended"; id: number; md5?: Uint8Array; sha256?: string | null; written?: number };
+  | { type: "ended"; id: number; md5?: Uint8Array; sha256?: string | null; checksum?: Uint8Array | null; written?: number; error?: string };
 
 type Listener = (reply: Reply | { type: "died"; error: Error }) => void;
 type WriteWorker = { worker: Worker; listeners: Map<number, Listener>; nextId: number; open: number };
@@ -95,9 +111,12 @@ const holder = globalThis as { __easelWriteWorkers?: (WriteWorker | null)[] };
  */
 const WORKERS = 2;
 
+let crcLibraryFile: string | null | undefined;
+const crcLibrary = () => (crcLibraryFile === undefined ? (crcLibraryFile = crcLibraryPath()) : crcLibraryFile);
+
 function startWorker(index: number): WriteWorker | null {
   try {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { crcLibrary: crcLibrary() } });
     worker.unref(); // never keeps the process alive
     const state: WriteWorker = { worker, listeners: new Map(), nextId: 1, open: 0 };
     worker.on("message", (reply: Reply) => state.listeners.get(reply.id)?.(reply));
@@ -136,7 +155,7 @@ export type BodySink = {
   /** Takes a chunk, which from then on belongs to the sink; resolves once more may be pushed. */
   push(chunk: Uint8Array): Promise<void> | void;
   /** Writes what is left, waits for every write, then gives the digests and the bytes written. */
-  finish(): Promise<{ md5: Buffer; sha256: string | null; written: number }>;
+  finish(): Promise<{ md5: Buffer; sha256: string | null; checksum: Buffer | null; written: number }>;
   /** Stops after whatever is in flight; the descriptor may be closed once this resolves. */
   discard(): Promise<void>;
 };
@@ -150,7 +169,9 @@ const ownsItsBuffer = (c: Uint8Array) => c.buffer instanceof ArrayBuffer && c.by
  * alone (a request body's, read by nothing else), so they move to the worker as they are;
  * otherwise, and for chunks that share their memory, each batch is first copied.
  */
-export function openWorkerSink(fd: number, opts: { sha256: boolean; transfer: boolean }): BodySink | null {
+export function openWorkerSink(fd: number, opts: { sha256: boolean; checksum?: ChecksumAlgorithm | null; transfer: boolean }): BodySink | null {
+  // A CRC the workers could not load is computed by the caller instead.
+  if (opts.checksum?.startsWith("crc") && !crcLibrary()) return null;
   const w = pickWorker();
   if (!w) return null;
   const id = w.nextId++;
@@ -187,7 +208,7 @@ export function openWorkerSink(fd: number, opts: { sha256: boolean; transfer: bo
       }
     }
   });
-  w.worker.postMessage({ type: "open", id, fd, sha256: opts.sha256 });
+  w.worker.postMessage({ type: "open", id, fd, sha256: opts.sha256, checksum: opts.checksum ?? null });
 
   /** Hands the gathered batch over once the previous one is stored. */
   const send = async () => {
@@ -234,8 +255,10 @@ export function openWorkerSink(fd: number, opts: { sha256: boolean; transfer: bo
       while (inFlight.length) await inFlight[inFlight.length - 1].done;
       if (failure) throw failure;
       const r = await end(false);
+      if (r.error) throw new Error(r.error);
       const md5 = r.md5 as Uint8Array;
-      return { md5: Buffer.from(md5.buffer, md5.byteOffset, md5.byteLength), sha256: r.sha256 ?? null, written: r.written ?? 0 };
+      const checksum = r.checksum ? Buffer.from(r.checksum.buffer, r.checksum.byteOffset, r.checksum.byteLength) : null;
+      return { md5: Buffer.from(md5.buffer, md5.byteOffset, md5.byteLength), sha256: r.sha256 ?? null, checksum, written: r.written ?? 0 };
     },
     async discard() {
       await Promise.all(inFlight.map((p) => p.done.catch(() => undefined)));

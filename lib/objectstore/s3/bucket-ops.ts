@@ -137,7 +137,7 @@ function decodeToken(token: string): string {
 /** POST /bucket?delete: up to 1,000 keys in one request. */
 export async function deleteObjects(call: S3Call): Promise<Response> {
   if (!(await bucketExists(call.lay, call.bucket))) throw s3Errors.noSuchBucket(call.bucket);
-  const body = await readXmlBody(call.req, call.payload);
+  const body = await readXmlBody(call.req, call.payload, { checksum: true });
   if (!hasRoot(body, "Delete")) throw s3Errors.malformedXml();
   const quiet = text(body, "Quiet") === "true";
   const keys = elements(body, "Object").map((o) => text(o, "Key"));

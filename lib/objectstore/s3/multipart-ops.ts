@@ -10,6 +10,8 @@ import {
   listUploads,
   MAX_PART_NUMBER,
   MultipartError,
+  type RequestedPart,
+  type UploadRecord,
 } from "../disk/multipart";
 import { checkWriteCondition, currentRecord, type ObjectRecord } from "../disk/objects";
 import { sweepSoon } from "../disk/sweep";
@@ -20,6 +22,9 @@ import { commitModeOf, type S3Call } from "./call";
 import { S3Error, s3Errors } from "./errors";
 import { quoted } from "./object-ops";
 import { writeConditionOf } from "./write-conditions";
+import { keptChecksum } from "./object-checksums";
+import { checksumElement, checksumElements, checksumResponseHeaders } from "./checksum-headers";
+import { completionChecksumFrom, uploadChecksumFrom, uploadChecksumHeaders } from "./multipart-checksums";
 
 const xml = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "application/xml" } });
 
@@ -32,8 +37,11 @@ export async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
 /** POST /bucket/key?uploads */
 export async function createMultipartUpload(call: S3Call): Promise<Response> {
   sweepSoon(call.lay);
-  const upload = await createUpload(call.lay, { bucket: call.bucket, key: call.key, ...objectMetadataFrom(call.req) }, call.now);
-  return xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
+  const checksum = uploadChecksumFrom(call.req);
+  const upload = await createUpload(call.lay, { bucket: call.bucket, key: call.key, ...objectMetadataFrom(call.req), ...(checksum ? { checksum } : {}) }, call.now);
+  const response = xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
+  for (const [name, value] of Object.entries(uploadChecksumHeaders(checksum))) response.headers.set(name, value);
+  return response;
 }
 
 /** The `partNumber` of an UploadPart or UploadPartCopy: 1 to 10,000. */
@@ -49,10 +57,11 @@ export function partNumberOf(call: S3Call): number {
 export async function uploadPart(call: S3Call): Promise<Response> {
   const partNumber = partNumberOf(call);
   const upload = await uploadOrThrow(call);
-  const received = await receiveObjectBody(call.lay, call.req, call.payload);
+  // A part of an upload created with a checksum algorithm has that checksum computed, declared or not.
+  const received = await receiveObjectBody(call.lay, call.req, call.payload, upload.checksum?.algorithm ?? null);
   try {
     const part = await commitPart(call.lay, upload, partNumber, received, call.now);
-    return new Response(null, { status: 200, headers: { ETag: quoted(part.md5) } });
+    return new Response(null, { status: 200, headers: { ETag: quoted(part.md5), ...checksumResponseHeaders(keptChecksum(received), false) } });
   } catch (err) {
     await fs.rm(received.path, { force: true });
     throw err;
@@ -75,11 +84,18 @@ export async function listUploadParts(call: S3Call): Promise<Response> {
       Initiator: { ID: "easel", DisplayName: "easel" },
       Owner: { ID: "easel", DisplayName: "easel" },
       StorageClass: "STANDARD",
+      ...(upload.checksum ? { ChecksumAlgorithm: upload.checksum.algorithm.toUpperCase(), ChecksumType: upload.checksum.type } : {}),
       PartNumberMarker: marker,
       NextPartNumberMarker: page.length ? page[page.length - 1].partNumber : marker,
       MaxParts: maxParts,
       IsTruncated: truncated,
-      Part: page.map((p) => ({ PartNumber: p.partNumber, LastModified: p.lastModified, ETag: quoted(p.md5), Size: p.size })),
+      Part: page.map((p) => ({
+        PartNumber: p.partNumber,
+        LastModified: p.lastModified,
+        ETag: quoted(p.md5),
+        Size: p.size,
+        ...(upload.checksum && p.checksum ? { [checksumElement(upload.checksum.algorithm)]: p.checksum } : {}),
+      })),
     }),
   );
 }
@@ -95,15 +111,16 @@ export async function completeMultipartUpload(call: S3Call): Promise<Response> {
   const uploadId = call.url.searchParams.get("uploadId") ?? "";
   const done = await completedUpload(call.lay, call.bucket, call.key, uploadId);
   if (done) {
-    await requestedParts(call);
+    await requestedParts(call, null);
     return completionResult(call, done);
   }
   try {
     const upload = await uploadOrThrow(call);
-    const parts = await requestedParts(call);
+    const expectedChecksum = completionChecksumFrom(call.req, upload);
+    const parts = await requestedParts(call, upload);
     const condition = writeConditionOf(call.req);
     if (condition) checkWriteCondition(call.key, await currentRecord(call.lay, call.bucket, call.key), condition);
-    return completionResult(call, await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call), condition));
+    return completionResult(call, await completeUpload(call.lay, upload, parts, call.now, commitModeOf(call), expectedChecksum, condition));
   } catch (err) {
     // Another request completed this upload since the check above.
     const raced = err instanceof MultipartError ? await completedUpload(call.lay, call.bucket, call.key, uploadId) : null;
@@ -113,17 +130,23 @@ export async function completeMultipartUpload(call: S3Call): Promise<Response> {
   }
 }
 
-async function requestedParts(call: S3Call): Promise<{ partNumber: number; etag: string }[]> {
+/** The parts a completion names, each with its checksum element of the upload's algorithm when sent. */
+async function requestedParts(call: S3Call, upload: UploadRecord | null): Promise<RequestedPart[]> {
   const body = await readXmlBody(call.req, call.payload);
   if (!hasRoot(body, "CompleteMultipartUpload")) throw s3Errors.malformedXml();
-  const parts = elements(body, "Part").map((part) => ({ partNumber: Number(text(part, "PartNumber")), etag: text(part, "ETag") ?? "" }));
+  const checksumTag = upload?.checksum ? checksumElement(upload.checksum.algorithm) : null;
+  const parts = elements(body, "Part").map((part) => ({
+    partNumber: Number(text(part, "PartNumber")),
+    etag: text(part, "ETag") ?? "",
+    ...(checksumTag && text(part, checksumTag) !== null ? { checksum: (text(part, checksumTag) as string).trim() } : {}),
+  }));
   if (parts.some((p) => !Number.isInteger(p.partNumber) || !p.etag)) throw s3Errors.malformedXml();
   return parts;
 }
 
 function completionResult(call: S3Call, record: ObjectRecord): Response {
   const location = `${call.url.origin}${call.url.pathname}`;
-  return xml(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag) }));
+  return xml(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag), ...checksumElements(record.checksum) }));
 }
 
 /** DELETE /bucket/key?uploadId=U */

@@ -4,8 +4,22 @@ import { S3Error, s3Errors } from "./errors";
 
 export type S3Credentials = { accessKeyId: string; secretAccessKey: string };
 
-/** What the signature says about the body: not covered, or its sha256 (hex) to check while receiving. */
-export type PayloadPolicy = { kind: "unsigned" } | { kind: "sha256"; hex: string };
+/**
+ * What signs each chunk of an `aws-chunked` body: the request's signing key and scope, its time,
+ * and the request's own signature, which seeds the chain (each chunk's signature covers the one
+ * before it).
+ */
+export type ChunkSigning = { signingKey: Buffer; scope: string; amzDate: string; seedSignature: string };
+
+/**
+ * What the signature says about the body: not covered, its sha256 (hex) to check while receiving,
+ * or `aws-chunked` framing (`streaming`), with every chunk signed (`signing`) or not, and with
+ * trailing headers (`trailer`: a checksum sent after the bytes) or not.
+ */
+export type PayloadPolicy =
+  | { kind: "unsigned" }
+  | { kind: "sha256"; hex: string }
+  | { kind: "streaming"; signing: ChunkSigning | null; trailer: boolean };
 
 /**
  * How a request was authorized. `presigned`: by a URL handed to someone else (an uploader's
@@ -84,7 +98,8 @@ export function verifySigV4(req: Request, url: URL, credentials: S3Credentials, 
     throw s3Errors.signatureMismatch({ AWSAccessKeyId: parsed.accessKeyId, StringToSign: standard.stringToSign, CanonicalRequest: standard.canonicalRequest });
   }
   refuseUnsignedAmzHeaders(req, parsed.signedHeaders);
-  return { mode: presigned ? "presigned" : "header", payload: payloadPolicy(parsed.payload) };
+  const signing: ChunkSigning = { signingKey: key, scope, amzDate: parsed.amzDate, seedSignature: parsed.signature };
+  return { mode: presigned ? "presigned" : "header", payload: payloadPolicy(parsed.payload, signing) };
 }
 
 /**
@@ -177,13 +192,17 @@ function parseCredential(value: string | undefined, bad: (message: string) => S3
   return { accessKeyId: parts[0], scopeDate: parts[1], region: parts[2], service: parts[3] };
 }
 
-function payloadPolicy(payload: string): PayloadPolicy {
+function payloadPolicy(payload: string, signing: ChunkSigning): PayloadPolicy {
   if (payload === "UNSIGNED-PAYLOAD") return { kind: "unsigned" };
   if (/^[0-9a-f]{64}$/.test(payload)) return { kind: "sha256", hex: payload };
+  if (payload === "STREAMING-UNSIGNED-PAYLOAD-TRAILER") return { kind: "streaming", signing: null, trailer: true };
+  if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD") return { kind: "streaming", signing, trailer: false };
+  if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER") return { kind: "streaming", signing, trailer: true };
+  // SigV4a (ECDSA) chunk signatures need the signer's public key pair, which this store has no use for.
   if (payload.startsWith("STREAMING-")) {
-    throw s3Errors.notImplemented("aws-chunked (STREAMING-*) payloads are not supported; send the body whole, signed or UNSIGNED-PAYLOAD.");
+    throw s3Errors.notImplemented(`${payload} payloads are not supported; send STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER], UNSIGNED-PAYLOAD or a signed SHA-256.`);
   }
-  throw new S3Error("InvalidArgument", "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a hex SHA-256 digest.", 400);
+  throw new S3Error("InvalidArgument", "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-*, or a hex SHA-256 digest.", 400);
 }
 
 const keyCache = new Map<string, Buffer>();
@@ -198,7 +217,7 @@ function signingKey(secret: string, date: string, region: string, service: strin
   return key;
 }
 
-function hmac(key: string | Buffer, data: string): Buffer {
+export function hmac(key: string | Buffer, data: string): Buffer {
   return crypto.createHmac("sha256", key).update(data).digest();
 }
 
@@ -206,7 +225,7 @@ function sha256Hex(data: string): string {
   return crypto.createHash("sha256").update(data).digest("hex");
 }
 
-function safeEqual(a: string, b: string): boolean {
+export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && crypto.timingSafeEqual(x, y);
