@@ -7,6 +7,12 @@ describe("signing", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: "é" }], c: undefined } })).toBe('{"a":{"d":[1,{"y":"é","z":0}]},"b":1}');
   });
 
+  it("reads values as JSON.stringify does (toJSON, dropped functions, null in arrays)", () => {
+    const value = { at: new Date(Date.UTC(2030, 0, 2)), f: () => 1, list: [undefined, () => 1, NaN, -0], n: { toJSON: () => ({ y: 1, x: [2] }) } };
+    expect(canonicalJson(value)).toBe(canonicalJson(JSON.parse(JSON.stringify(value))));
+    expect(canonicalJson(value)).toBe('{"at":"2030-01-02T00:00:00.000Z","list":[null,null,null,0],"n":{"x":[2],"y":1}}');
+  });
+
   it("signs t and the HMAC of body+t with the key minus its prefix", () => {
     const key = signingKeyFromSecret("s");
     expect(key).toMatch(/^signkey-prod-[0-9a-f]{64}$/);
