@@ -13,11 +13,11 @@
 import os from "node:os";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { Inngest } from "inngest";
 import { serve } from "inngest/next";
 import postgres from "postgres";
 import type { Db } from "../../lib/db";
+import { postgresDb } from "../../lib/db/client";
 import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
 import * as schema from "../../lib/db/schema";
 import { jobsClientOptions } from "../../lib/jobs/client";
@@ -33,14 +33,33 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 100);
 const counts = { statements: 0, transactions: 0, calls: 0 };
 /** BENCH_SQL_COUNTS=1: statements by kind (their first words), per run. */
 const byKind = new Map<string, number>();
-const logger = {
-  logQuery: (text: string) => {
-    counts.statements++;
-    if (!process.env.BENCH_SQL_COUNTS) return;
-    const key = text.replace(/\s+/g, " ").trim().slice(0, 60);
-    byKind.set(key, (byKind.get(key) ?? 0) + 1);
-  },
-};
+function countStatement(text: string) {
+  counts.statements++;
+  if (!process.env.BENCH_SQL_COUNTS) return;
+  const key = text.replace(/\s+/g, " ").trim().slice(0, 60);
+  byKind.set(key, (byKind.get(key) ?? 0) + 1);
+}
+/** PGlite: every statement goes through Drizzle's logger (the executor's own statements too). */
+const logger = { logQuery: (text: string) => countStatement(text) };
+
+/**
+ * PostgreSQL: statements counted on the postgres.js client itself, inside transactions too,
+ * under the app's own handle (postgresDb: statements prepared, as the server runs them).
+ */
+function countingClient(sql: postgres.Sql): postgres.Sql {
+  return new Proxy(sql, {
+    get(target, prop) {
+      if (prop === "unsafe") return (text: string, ...rest: unknown[]) => (countStatement(text), (target.unsafe as (...a: unknown[]) => unknown)(text, ...rest));
+      if (prop === "begin") {
+        return (...args: unknown[]) => {
+          const body = args.pop() as (tx: postgres.Sql) => unknown;
+          return (target.begin as (...a: unknown[]) => unknown)(...args, (tx: postgres.Sql) => body(countingClient(tx)));
+        };
+      }
+      return Reflect.get(target, prop);
+    },
+  });
+}
 
 function countTransactions(db: Db): Db {
   const transaction = db.transaction.bind(db);
@@ -89,10 +108,10 @@ async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Prom
   const url = process.env.BENCH_DATABASE_URL;
   if (url) {
     const client = postgres(url, { onnotice: () => undefined, max: 10 });
-    const db = drizzlePostgres(client, { schema, logger });
+    const db = postgresDb(countingClient(client));
     await migratePostgresDb(db as never);
     await db.execute("truncate job_events, job_runs, job_functions, job_crons cascade" as never);
-    return { db: countTransactions(db as unknown as Db), kind: "postgres", close: () => client.end() };
+    return { db: countTransactions(db), kind: "postgres (the app's handle: prepared statements)", close: () => client.end() };
   }
   const pg = await PGlite.create();
   if (process.env.BENCH_SQL_TIMES) timeQueries(pg);
