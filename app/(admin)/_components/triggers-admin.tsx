@@ -107,6 +107,10 @@ function CreateTrigger({ slug, onSecret }: { slug: string; onSecret: (s: string)
     onSuccess: async (t) => {
       setUrl("");
       if (t.secret) onSecret(t.secret);
+      // The page's first load of the list may still be in flight, started before this trigger
+      // existed: an invalidation would join that request (a query with no data yet is not
+      // refetched over it) and show the list without the new trigger. Cancel it, then load afresh.
+      await qc.cancelQueries({ queryKey: keys.triggers(slug) });
       await qc.invalidateQueries({ queryKey: keys.triggers(slug) });
     },
   });
