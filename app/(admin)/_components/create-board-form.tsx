@@ -8,6 +8,7 @@ import { inputClass } from "@/app/_components/ui/field";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { keys } from "@/lib/client/queries";
+import { reloadAfterWrite } from "@/lib/client/reload-after-write";
 
 /** Creates a board (a sub-board with `parentToken`) and opens it. */
 export function CreateBoardForm({ slug, parentToken, label }: { slug: string; parentToken?: string; label: string }) {
@@ -19,7 +20,7 @@ export function CreateBoardForm({ slug, parentToken, label }: { slug: string; pa
     mutationFn: () => api.boards.create(slug, { title: title.trim(), parent_token: parentToken ?? null }),
     onSuccess: async ({ data }) => {
       setTitle("");
-      await qc.invalidateQueries({ queryKey: keys.boards(slug) });
+      await reloadAfterWrite(qc, keys.boards(slug));
       router.push(`/w/${slug}/boards/${data.token}`);
     },
   });

@@ -13,6 +13,7 @@ import { describeError } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
 import { keys, tokensQuery } from "@/lib/client/queries";
 import type { ApiToken, IssuedApiToken, Scope } from "@/lib/client/types";
+import { reloadAfterWrite } from "@/lib/client/reload-after-write";
 
 function CreateToken({ slug, onIssued }: { slug: string; onIssued: (t: IssuedApiToken) => void }) {
   const qc = useQueryClient();
@@ -24,7 +25,7 @@ function CreateToken({ slug, onIssued }: { slug: string; onIssued: (t: IssuedApi
     onSuccess: async ({ data }) => {
       setName("");
       onIssued(data);
-      await qc.invalidateQueries({ queryKey: keys.tokens(slug) });
+      await reloadAfterWrite(qc, keys.tokens(slug));
     },
   });
   const toggle = (s: Scope, on: boolean) => setScopes((cur) => (on ? [...new Set([...cur, s])] : cur.filter((x) => x !== s)));
@@ -97,7 +98,7 @@ export function TokensAdmin({ slug }: { slug: string }) {
     mutationFn: (t: ApiToken) => api.admin.revokeToken(slug, t.id),
     onSuccess: async () => {
       setRevoking(null);
-      await qc.invalidateQueries({ queryKey: keys.tokens(slug) });
+      await reloadAfterWrite(qc, keys.tokens(slug));
     },
   });
   return (

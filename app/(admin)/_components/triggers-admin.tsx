@@ -12,6 +12,7 @@ import { describeError, isCode } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
 import { deliveriesQuery, keys, rootBoardsQuery, triggersQuery } from "@/lib/client/queries";
 import type { HookKind, Trigger } from "@/lib/client/types";
+import { reloadAfterWrite } from "@/lib/client/reload-after-write";
 
 const HOOKS: HookKind[] = ["asset_added", "asset_updated", "asset_deleted"];
 
@@ -107,11 +108,7 @@ function CreateTrigger({ slug, onSecret }: { slug: string; onSecret: (s: string)
     onSuccess: async (t) => {
       setUrl("");
       if (t.secret) onSecret(t.secret);
-      // The page's first load of the list may still be in flight, started before this trigger
-      // existed: an invalidation would join that request (a query with no data yet is not
-      // refetched over it) and show the list without the new trigger. Cancel it, then load afresh.
-      await qc.cancelQueries({ queryKey: keys.triggers(slug) });
-      await qc.invalidateQueries({ queryKey: keys.triggers(slug) });
+      await reloadAfterWrite(qc, keys.triggers(slug));
     },
   });
   return (

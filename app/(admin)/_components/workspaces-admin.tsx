@@ -13,6 +13,7 @@ import { describeError } from "@/lib/client/errors";
 import { PLAN_LABEL } from "@/lib/client/format";
 import { keys, workspacesQuery } from "@/lib/client/queries";
 import type { Plan, StorageKind } from "@/lib/client/types";
+import { reloadAfterWrite } from "@/lib/client/reload-after-write";
 
 /** Every workspace, and a form to create one (what `npm run easel -- workspace create` does). */
 export function WorkspacesAdmin() {
@@ -26,7 +27,7 @@ export function WorkspacesAdmin() {
   const create = useMutation({
     mutationFn: () => api.admin.createWorkspace({ slug: slug.trim(), name: name.trim() || undefined, plan, storage_kind: storage }),
     onSuccess: async ({ data }) => {
-      await qc.invalidateQueries({ queryKey: keys.workspaces() });
+      await reloadAfterWrite(qc, keys.workspaces());
       router.push(`/w/${data.slug}/boards`);
     },
   });
