@@ -26,7 +26,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     // password is Auth.js's CredentialsSignin "error": an ordinary event, logged at debug (the
     // sign-in throttle logs the failures that matter).
     logger: {
-      error: (err) => (err.name === "CredentialsSignin" ? log().debug({ component: "auth" }, "sign-in refused: wrong email or password") : log().error({ component: "auth", err }, "sign-in failed")),
+      // By its `type`: a production build renames the error's class, so its `name` is not "CredentialsSignin" there.
+      error: (err) => (isWrongPassword(err) ? log().debug({ component: "auth" }, "sign-in refused: wrong email or password") : log().error({ component: "auth", err }, "sign-in failed")),
       warn: (code) => log().warn({ component: "auth", code }, "Auth.js warning"),
       debug: (message, metadata) => log().debug({ component: "auth", metadata }, message),
     },
@@ -44,3 +45,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
   };
   return config;
 });
+
+/** Auth.js's refusal of a wrong email or password (a CredentialsSignin error, whatever its class is called once bundled). */
+export function isWrongPassword(err: Error): boolean {
+  return (err as Error & { type?: string }).type === "CredentialsSignin" || err.name === "CredentialsSignin";
+}
