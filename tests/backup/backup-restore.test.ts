@@ -34,8 +34,10 @@ it("backs up a server under write load; the restored data dir serves every asset
   const [, file, bytes, assets, versions, objects] = summary!;
   expect(file).toBe(archive);
   expect(Number(bytes)).toBe(fs.statSync(archive).size);
-  expect(Number(assets)).toBeGreaterThanOrEqual(12);
-  expect(Number(versions)).toBeGreaterThanOrEqual(12);
+  // Each of the load's three workers keeps at least three assets of its own (it deletes only from
+  // four). Versions have no such floor: a delete takes an asset's history with it, and the uploads
+  // that replace it have none yet; the restore below must list exactly the counts printed here.
+  expect(Number(assets)).toBeGreaterThanOrEqual(9);
   expect(Number(objects)).toBeGreaterThanOrEqual(Number(assets));
   expect(backup.stdout).toMatch(/taken by the running server; the database was locked for \d+ ms/);
   expect(fs.statSync(archive).mode & 0o777).toBe(0o600);
