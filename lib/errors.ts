@@ -60,6 +60,3 @@ export class DomainError extends Error {
 
 export const notFound = (code: Extract<ErrorCode, `${string}_not_found`>, what: string) =>
   new DomainError(code, `${what} not found`);
-
-export const validationFailed = (field: string, message: string) =>
-  new DomainError("validation_failed", message, { field });

@@ -6,9 +6,6 @@ import type { BoardAccessTokenJson } from "../openapi/schemas/access-tokens";
 import { getSecret } from "../secrets";
 import { signBoardToken } from "./board-token-jwt";
 
-export const BOARD_TOKEN_MIN_SECONDS = 60;
-export const BOARD_TOKEN_MAX_SECONDS = 3600;
-
 /** Mints a read-only board access token for a board of the workspace (and its sub-boards). */
 export async function createBoardToken(deps: Deps, input: { workspace: Workspace; boardToken: string; expiresIn: number }): Promise<BoardAccessTokenJson> {
   const board = await findBoard(deps.db, input.workspace.id, input.boardToken);

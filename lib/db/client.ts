@@ -7,7 +7,7 @@ import { migratePgliteDb, migratePostgresDb } from "./migrate";
 import * as schema from "./schema";
 import type { Db } from "./types";
 
-export type DbHandle = { db: Db; driver: "postgres" | "pglite" | "pglite-socket"; close: () => Promise<void> };
+export type DbHandle = { db: Db; driver: "postgres" | "pglite" | "pglite-wire"; close: () => Promise<void> };
 
 /**
  * The pool's behaviour when the server goes away (docs/reliability.md, "PostgreSQL lost under
@@ -89,7 +89,7 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string; role
   const embedded = opts.role === "server" ? await openAsServer(opts.dataDir) : await openAsTool(opts.dataDir);
   if (embedded.kind === "client") {
     // The owner has already migrated the database before publishing its socket.
-    return { ...connectPostgres(socketOptions(embedded.address)), driver: "pglite-socket" };
+    return { ...connectPostgres(socketOptions(embedded.address)), driver: "pglite-wire" };
   }
   const db = drizzlePglite(embedded.pg, { schema });
   await releaseBackupLeftovers(opts.dataDir);

@@ -127,8 +127,6 @@ export const queryInt = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
-export const queryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
-
 /** Optional `If-Match: <head_version_number>` (quotes allowed); anything else is a 422 naming the header. */
 export function parseIfMatch(req: Request): number | undefined {
   const raw = req.headers.get("if-match");

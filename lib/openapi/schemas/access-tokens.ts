@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BOARD_TOKEN_MAX_SECONDS, BOARD_TOKEN_MIN_SECONDS } from "../../access-tokens/create-board-token";
+import { BOARD_TOKEN_MAX_SECONDS, BOARD_TOKEN_MIN_SECONDS } from "../../access-tokens/lifetime";
 import { oneOf, Timestamp } from "./common";
 
 // ---- requests (app/v1/[slug]/access_tokens validates with this)
