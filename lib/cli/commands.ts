@@ -7,10 +7,9 @@ import { DomainError } from "../errors";
 import { createWorkspace, getWorkspaceOrThrow, updateWorkspace } from "../workspaces/manage-workspaces";
 import { storageCredentials } from "./storage-credentials";
 import { storageVerify } from "./storage-verify";
+import { UsageError, type Output } from "./usage";
 
-export class UsageError extends Error {}
-
-export type Output = { out: (line: string) => void };
+export { UsageError, type Output } from "./usage";
 
 type Command = { usage: string; run: (db: Db, argv: string[], io: Output) => Promise<void> };
 

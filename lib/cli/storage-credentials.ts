@@ -1,7 +1,7 @@
 import type { Db } from "../db";
 import { env } from "../env";
 import { embeddedS3Settings, externalS3Settings } from "../storage/s3/config";
-import { UsageError, type Output } from "./commands";
+import { UsageError, type Output } from "./usage";
 
 const USAGE = "storage credentials";
 

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import type { Db } from "../db";
 import { DomainError } from "../errors";
 import { verifyStorage, type VerifySummary } from "../storage/verify/verify-storage";
-import { UsageError, type Output } from "./commands";
+import { UsageError, type Output } from "./usage";
 
 const USAGE = "storage verify [--workspace <slug>]";
 

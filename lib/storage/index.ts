@@ -1,6 +1,6 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db";
-import { embeddedLayout } from "../objectstore";
+import { embeddedLayout } from "../objectstore/embedded-layout";
 import { EMBEDDED_BUCKET } from "../objectstore/identity";
 import { cloudObjects } from "./gcs/cloud-objects";
 import { createGcsDriver } from "./gcs/driver";

@@ -1,5 +1,6 @@
 import { checksumOf, type ChecksumAlgorithm, type StoredChecksum } from "./checksum-algorithms";
-import { MultipartError, type PartRecord } from "./multipart";
+import type { PartRecord } from "./multipart";
+import { MultipartError } from "./multipart-error";
 
 /** The checksum a multipart upload was created with: its algorithm and how the object's is made. */
 export type UploadChecksum = { algorithm: ChecksumAlgorithm; type: "FULL_OBJECT" | "COMPOSITE" };

@@ -9,6 +9,7 @@ import type { StoredChecksum } from "./checksum-algorithms";
 import { objectChecksumOrThrow, type UploadChecksum } from "./multipart-checksum";
 import { forgetUpload, notePartCommitted, wholeDigest } from "./part-digest";
 import type { Received } from "./receive";
+import { MultipartError } from "./multipart-error";
 
 /** S3's floor for every part but the last. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -29,15 +30,7 @@ export type UploadRecord = {
 /** `checksum`: the part's own checksum (base64) of the upload's algorithm, when the upload has one. */
 export type PartRecord = { partNumber: number; size: number; md5: string; lastModified: string; dataFile: string; checksum?: string };
 
-/** Failures named as S3 names them (this module only serves the S3 protocol). */
-export class MultipartError extends Error {
-  constructor(
-    readonly code: "NoSuchUpload" | "InvalidPart" | "InvalidPartOrder" | "EntityTooSmall" | "BadDigest" | "InvalidRequest",
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { MultipartError };
 
 const noSuchUpload = () => new MultipartError("NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.");
 

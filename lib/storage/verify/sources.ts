@@ -4,7 +4,7 @@ import { env } from "../../env";
 import { DomainError } from "../../errors";
 import { jobBaseUrl } from "../../http/base-url";
 import { systemClock } from "../../clock";
-import { embeddedLayout } from "../../objectstore";
+import { embeddedLayout } from "../../objectstore/embedded-layout";
 import type { Layout } from "../../objectstore/disk/layout";
 import { inspectObject, NoSuchBucketError, openObject } from "../../objectstore/disk/objects";
 import { EMBEDDED_BUCKET } from "../../objectstore/identity";
