@@ -1,13 +1,17 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db";
+import type { Layout } from "../objectstore/disk/layout";
 import { embeddedLayout } from "../objectstore/embedded-layout";
-import { EMBEDDED_BUCKET } from "../objectstore/identity";
+import { EMBEDDED_BUCKET, embeddedS3Credentials } from "../objectstore/identity";
+import { S3_MOUNT_PATH } from "../objectstore/mounts";
+import { handleS3Request } from "../objectstore/s3/handler";
 import { cloudObjects } from "./gcs/cloud-objects";
 import { createGcsDriver } from "./gcs/driver";
 import { localObjects } from "./gcs/local-objects";
 import { embeddedGcsSigner, externalGcsSigner, type GcsSigner } from "./gcs/signer";
 import { embeddedS3Settings, externalS3Settings, makeS3Client } from "./s3/config";
 import { createS3Driver, ensureBucket, type S3Target } from "./s3/driver";
+import { inProcessRequestHandler } from "./s3/in-process-handler";
 import type { StorageDriver } from "./types";
 
 export type StorageContext = {
@@ -15,6 +19,8 @@ export type StorageContext = {
   baseUrl: string;
   db: Db;
   clock: Clock;
+  /** The embedded store's files; `EASEL_DATA_DIR/objects` unless a test names its own. */
+  embeddedLayout?: Layout;
 };
 
 /**
@@ -45,9 +51,11 @@ function once<T>(db: Db, id: string, make: () => Promise<T>): Promise<T> {
 export function storageFor(kind: "s3" | "gcs", ctx: StorageContext): StorageDriver {
   if (kind === "s3") {
     const target = () =>
-      once<S3Target>(ctx.db, `s3 ${ctx.baseUrl}`, async () => {
+      once<S3Target>(ctx.db, `s3 ${ctx.baseUrl} ${layoutOf(ctx).root}`, async () => {
         const settings = externalS3Settings() ?? (await embeddedS3Settings(ctx.baseUrl, ctx.db));
-        const client = makeS3Client(settings);
+        // The embedded store answers in this process: its endpoint on the origin is only what
+        // presigned URLs name, for clients.
+        const client = makeS3Client(settings, settings.embedded ? embeddedStoreHandler(ctx) : undefined);
         if (settings.embedded) {
           client.config.systemClockOffset = ctx.clock().getTime() - Date.now();
           await ensureBucket(client, settings.bucket);
@@ -60,7 +68,14 @@ export function storageFor(kind: "s3" | "gcs", ctx: StorageContext): StorageDriv
   let objects: ReturnType<typeof localObjects> | null = null;
   return createGcsDriver(async () => {
     const s = await signer();
-    objects ??= s.embedded ? localObjects(embeddedLayout(), EMBEDDED_BUCKET, ctx.clock) : cloudObjects(s.storage.bucket(s.bucket));
+    objects ??= s.embedded ? localObjects(layoutOf(ctx), EMBEDDED_BUCKET, ctx.clock) : cloudObjects(s.storage.bucket(s.bucket));
     return { signer: s, objects };
   }, ctx.clock);
 }
+
+/** The embedded store's S3 handler, called directly with the same context its HTTP route gives it. */
+function embeddedStoreHandler(ctx: StorageContext) {
+  return inProcessRequestHandler((req) => handleS3Request(req, { lay: layoutOf(ctx), credentials: () => embeddedS3Credentials(ctx.db), clock: ctx.clock, mountPath: S3_MOUNT_PATH }));
+}
+
+const layoutOf = (ctx: StorageContext) => ctx.embeddedLayout ?? embeddedLayout();

@@ -1,4 +1,4 @@
-import { S3Client } from "@aws-sdk/client-s3";
+import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import type { Db } from "../../db";
 import { env } from "../../env";
 import { EMBEDDED_BUCKET, embeddedS3Credentials } from "../../objectstore/identity";
@@ -44,8 +44,10 @@ export async function embeddedS3Settings(baseUrl: string, db: Db): Promise<S3Set
   };
 }
 
-export function makeS3Client(settings: S3Settings): S3Client {
+/** `requestHandler`: how requests reach the store (the embedded store's is in-process); the SDK's HTTP handler by default. */
+export function makeS3Client(settings: S3Settings, requestHandler?: S3ClientConfig["requestHandler"]): S3Client {
   const client = new S3Client({
+    requestHandler,
     endpoint: settings.endpoint,
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,

@@ -43,29 +43,11 @@ export function createS3Driver(target: () => Promise<S3Target>, clock: Clock): S
   };
   const bucketOf = async () => (await target()).bucket;
 
-  /**
-   * Size from a one-byte ranged GET (Content-Range: bytes 0-0/<size>), for answers to HEAD that
-   * lost their Content-Length on the way: Next.js drops that header from route responses, so the
-   * embedded store's HEAD arrives without it. An empty object answers the range with 416.
-   */
-  const sizeByRange = async (key: string): Promise<number> => {
-    try {
-      const out = await withClient((c, Bucket) => c.send(new GetObjectCommand({ Bucket, Key: key, Range: "bytes=0-0" })));
-      await out.Body?.transformToByteArray();
-      const total = /\/(\d+)$/.exec(out.ContentRange ?? "")?.[1];
-      if (total === undefined) throw new DomainError("storage_unavailable", "head: storage reported no object size");
-      return Number(total);
-    } catch (err) {
-      if (s3ErrorName(err) === "InvalidRange") return 0;
-      throw err;
-    }
-  };
-
   const head = async (key: string): Promise<ObjectInfo | null> => {
     try {
       const out = await withClient((c, Bucket) => c.send(new HeadObjectCommand({ Bucket, Key: key })));
-      const size = out.ContentLength ?? (await sizeByRange(key));
-      return { size, etag: (out.ETag ?? "").replace(/"/g, ""), contentType: out.ContentType ?? null };
+      if (out.ContentLength === undefined) throw new DomainError("storage_unavailable", "head: storage reported no object size");
+      return { size: out.ContentLength, etag: (out.ETag ?? "").replace(/"/g, ""), contentType: out.ContentType ?? null };
     } catch (err) {
       if (isS3NotFound(err)) return null;
       throw toStorageError(err, "head");
