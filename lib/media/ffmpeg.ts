@@ -1,24 +1,55 @@
 import { execFile } from "node:child_process";
-import fs from "node:fs";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
+import { env } from "../env";
+import { log } from "../log/logger.mjs";
+import { findMediaTool, toolVersion, TOOL_ENV, type MediaTool } from "./media-tools";
 
 /**
- * ffmpeg and ffprobe: the system's (Debian's, sound and current) when installed, else the binaries
- * shipped inside the @ffmpeg-installer / @ffprobe-installer packages (an older build: avoid
- * `-hls_playlist_type vod` with a master playlist and `name:` in var_stream_map with it).
+ * ffmpeg and ffprobe: EASEL_FFMPEG_PATH / EASEL_FFPROBE_PATH when set, else the first on PATH
+ * (Debian's, sound and current), else the binaries shipped inside the @ffmpeg-installer /
+ * @ffprobe-installer packages (an older build: avoid `-hls_playlist_type vod` with a master
+ * playlist and `name:` in var_stream_map with it). Resolved once per process; a configured path
+ * that is missing throws MediaToolError here (the server checks both at start: checkMediaTools).
  */
-function resolveBinary(name: "ffmpeg" | "ffprobe"): string {
-  for (const p of [`/usr/bin/${name}`, `/usr/local/bin/${name}`]) if (fs.existsSync(p)) return p;
-  const pkg = name === "ffmpeg" ? "@ffmpeg-installer/ffmpeg" : "@ffprobe-installer/ffprobe";
-  return (require(pkg) as { path: string }).path;
+let cache: { ffmpeg: MediaTool; ffprobe: MediaTool } | null = null;
+function tools() {
+  if (!cache) {
+    const e = env();
+    cache = {
+      ffmpeg: findMediaTool("ffmpeg", { configured: e.EASEL_FFMPEG_PATH, pathEnv: process.env.PATH }),
+      ffprobe: findMediaTool("ffprobe", { configured: e.EASEL_FFPROBE_PATH, pathEnv: process.env.PATH }),
+    };
+  }
+  return cache;
 }
 
-let cache: { ffmpeg: string; ffprobe: string } | null = null;
-export function binaries() {
-  cache ??= { ffmpeg: resolveBinary("ffmpeg"), ffprobe: resolveBinary("ffprobe") };
-  return cache;
+export function binaries(): { ffmpeg: string; ffprobe: string } {
+  const t = tools();
+  return { ffmpeg: t.ffmpeg.path, ffprobe: t.ffprobe.path };
+}
+
+/**
+ * At server start: finds both binaries, runs each with `-version`, and logs once which are used.
+ * Throws MediaToolError when a configured path is missing or does not run (the start stops:
+ * lib/boot.ts). Without configuration a binary that does not run is logged as an error and the
+ * server starts all the same: images and documents are processed without it, video and audio
+ * processing fail until it is fixed.
+ */
+export async function checkMediaTools(): Promise<void> {
+  const t = tools();
+  const found: Record<string, { path: string; source: string; version: string | null }> = {};
+  for (const tool of [t.ffmpeg, t.ffprobe]) {
+    try {
+      found[tool.name] = { path: tool.path, source: tool.source, version: await toolVersion(tool) };
+    } catch (err) {
+      if (tool.source === "env") throw err;
+      log().error({ component: "media", tool: tool.name, path: tool.path, err }, `${tool.name} does not run: video and audio processing will fail (install it or set ${TOOL_ENV[tool.name]})`);
+      found[tool.name] = { path: tool.path, source: tool.source, version: null };
+    }
+  }
+  log().info({ component: "media", ...found }, `media tools: ffmpeg ${found.ffmpeg.version ?? "(not running)"} (${t.ffmpeg.path}), ffprobe ${found.ffprobe.version ?? "(not running)"} (${t.ffprobe.path})`);
+  if (t.ffmpeg.source === "npm" || t.ffprobe.source === "npm") {
+    log().warn({ component: "media" }, "using the ffmpeg/ffprobe build of the npm packages (old; some HLS options fail with it): install ffmpeg or set EASEL_FFMPEG_PATH and EASEL_FFPROBE_PATH");
+  }
 }
 
 export function run(bin: string, args: string[], timeoutMs = 10 * 60_000): Promise<{ stdout: string; stderr: string }> {
