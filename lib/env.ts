@@ -74,8 +74,6 @@ const EnvSchema = z.object({
   // Media tools (docs/video.md): a set path must be an executable ffmpeg / ffprobe, or the server does not start.
   EASEL_FFMPEG_PATH: z.string().min(1).optional(),
   EASEL_FFPROBE_PATH: z.string().min(1).optional(),
-  /** Bearer token of the admin jobs view (/api/admin/jobs/...); unset, the view is off. */
-  EASEL_ADMIN_TOKEN: z.string().min(16).optional(),
   // Embeddings for ai_search (docs/search.md). Unset URL: no service is called, ai_search reads queries with rules only.
   EASEL_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   EASEL_EMBEDDINGS_MODEL: z.string().min(1).optional(),
