@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { env } from "../env";
 import { log } from "../log/logger.mjs";
-import { findMediaTool, toolVersion, TOOL_ENV, type MediaTool } from "./media-tools";
+import { findMediaTool, toolVersion, TOOL_ENV, type MediaTool, type ToolName } from "./media-tools";
 
 /**
  * ffmpeg and ffprobe: EASEL_FFMPEG_PATH / EASEL_FFPROBE_PATH when set, else the first on PATH
@@ -10,44 +10,43 @@ import { findMediaTool, toolVersion, TOOL_ENV, type MediaTool } from "./media-to
  * playlist and `name:` in var_stream_map with it). Resolved once per process; a configured path
  * that is missing throws MediaToolError here (the server checks both at start: checkMediaTools).
  */
-let cache: { ffmpeg: MediaTool; ffprobe: MediaTool } | null = null;
-function tools() {
-  if (!cache) {
-    const e = env();
-    cache = {
-      ffmpeg: findMediaTool("ffmpeg", { configured: e.EASEL_FFMPEG_PATH, pathEnv: process.env.PATH }),
-      ffprobe: findMediaTool("ffprobe", { configured: e.EASEL_FFPROBE_PATH, pathEnv: process.env.PATH }),
-    };
+const cache = new Map<ToolName, MediaTool>();
+function tool(name: ToolName): MediaTool {
+  let found = cache.get(name);
+  if (!found) {
+    found = findMediaTool(name, { configured: env()[TOOL_ENV[name]], pathEnv: process.env.PATH });
+    cache.set(name, found);
   }
-  return cache;
+  return found;
 }
 
 export function binaries(): { ffmpeg: string; ffprobe: string } {
-  const t = tools();
-  return { ffmpeg: t.ffmpeg.path, ffprobe: t.ffprobe.path };
+  return { ffmpeg: tool("ffmpeg").path, ffprobe: tool("ffprobe").path };
 }
 
 /**
  * At server start: finds both binaries, runs each with `-version`, and logs once which are used.
  * Throws MediaToolError when a configured path is missing or does not run (the start stops:
- * lib/boot.ts). Without configuration a binary that does not run is logged as an error and the
- * server starts all the same: images and documents are processed without it, video and audio
- * processing fail until it is fixed.
+ * lib/boot.ts). Without configuration, a binary that is not found or does not run is logged as an
+ * error and the server starts all the same: images and documents are processed without it, video
+ * and audio processing fail (and log why) until it is fixed.
  */
 export async function checkMediaTools(): Promise<void> {
-  const t = tools();
-  const found: Record<string, { path: string; source: string; version: string | null }> = {};
-  for (const tool of [t.ffmpeg, t.ffprobe]) {
+  const found: Partial<Record<ToolName, { path: string | null; source: string | null; version: string | null }>> = {};
+  for (const name of ["ffmpeg", "ffprobe"] as const) {
+    let located: MediaTool | null = null;
     try {
-      found[tool.name] = { path: tool.path, source: tool.source, version: await toolVersion(tool) };
+      located = tool(name);
+      found[name] = { path: located.path, source: located.source, version: await toolVersion(located) };
     } catch (err) {
-      if (tool.source === "env") throw err;
-      log().error({ component: "media", tool: tool.name, path: tool.path, err }, `${tool.name} does not run: video and audio processing will fail (install it or set ${TOOL_ENV[tool.name]})`);
-      found[tool.name] = { path: tool.path, source: tool.source, version: null };
+      if (env()[TOOL_ENV[name]]) throw err;
+      log().error({ component: "media", tool: name, path: located?.path ?? null, err }, `${name} is not usable: video and audio processing will fail (install it or set ${TOOL_ENV[name]})`);
+      found[name] = { path: located?.path ?? null, source: located?.source ?? null, version: null };
     }
   }
-  log().info({ component: "media", ...found }, `media tools: ffmpeg ${found.ffmpeg.version ?? "(not running)"} (${t.ffmpeg.path}), ffprobe ${found.ffprobe.version ?? "(not running)"} (${t.ffprobe.path})`);
-  if (t.ffmpeg.source === "npm" || t.ffprobe.source === "npm") {
+  const said = (name: ToolName) => `${name} ${found[name]?.version ?? "(not usable)"} (${found[name]?.path ?? "not found"})`;
+  log().info({ component: "media", ...found }, `media tools: ${said("ffmpeg")}, ${said("ffprobe")}`);
+  if (found.ffmpeg?.source === "npm" || found.ffprobe?.source === "npm") {
     log().warn({ component: "media" }, "using the ffmpeg/ffprobe build of the npm packages (old; some HLS options fail with it): install ffmpeg or set EASEL_FFMPEG_PATH and EASEL_FFPROBE_PATH");
   }
 }

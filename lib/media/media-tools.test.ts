@@ -95,6 +95,20 @@ describe("checkMediaTools (server start)", () => {
     ]);
   });
 
+  it("without configuration, a binary that does not run is logged as an error and the start goes on", async () => {
+    const broken = fakeTool("unconfigured", "ffmpeg", "echo 'not today' >&2; exit 2");
+    const savedPath = process.env.PATH;
+    process.env.PATH = path.dirname(broken);
+    try {
+      const { outcome, lines } = await check({});
+      expect(outcome).toBe("ok");
+      expect(lines.find((l) => l.level === "error")).toMatchObject({ component: "media", tool: "ffmpeg", path: broken, msg: expect.stringContaining("ffmpeg is not usable") });
+      expect(lines.find((l) => l.level === "info")?.msg).toMatch(new RegExp(`^media tools: ffmpeg \\(not usable\\) \\(${broken}\\), ffprobe \\S+ \\(`));
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+
   it("stops the start with a clear message when a configured binary is missing or does not run", async () => {
     const missing = await check({ EASEL_FFMPEG_PATH: path.join(root, "gone/ffmpeg") });
     // A class of the freshly loaded module: known by its name.
