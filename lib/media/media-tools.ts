@@ -51,7 +51,9 @@ export function findMediaTool(name: ToolName, opts: { configured?: string; pathE
     if (isExecutableFile(file)) return { name, path: file, source: "path" };
   }
   try {
-    return { name, path: (require(NPM_PACKAGE[name]) as { path: string }).path, source: "npm" };
+    // Literal specifiers: the bundler treats these packages as external (next.config.ts) only when it can read them.
+    const pkg = (name === "ffmpeg" ? require("@ffmpeg-installer/ffmpeg") : require("@ffprobe-installer/ffprobe")) as { path: string };
+    return { name, path: pkg.path, source: "npm" };
   } catch (err) {
     throw new MediaToolError(`no ${name} found on PATH and the ${NPM_PACKAGE[name]} package has none for this platform (${(err as Error).message}); install ${name} or set ${TOOL_ENV[name]}`);
   }
