@@ -95,7 +95,7 @@ describe("writing an answer", () => {
   });
 
   it("reads back what it writes", async () => {
-    const key = "dir/é & <x> \"q\" 'a'";
+    const key = "dir/é & <x> \"q\" 'a' \r\n \r \t";
     const doc = await parseXml(xmlDocument("Delete", { Object: [{ Key: key }] }), { root: "Delete", maxElements: 10 });
     expect(childElements(doc, "Object").map((o) => childText(o, "Key"))).toEqual([key]);
   });

@@ -25,8 +25,12 @@ import { XMLParser, XMLValidator, type EntityDecoderOptions } from "fast-xml-par
 export type XmlNode = { [tag: string]: XmlValue };
 type XmlValue = string | number | boolean | null | undefined | XmlNode | XmlValue[];
 
+/**
+ * Text as XML character data. A carriage return is written as a reference: a parser turns a raw
+ * CR (or CRLF) into LF, so a key holding one would read back as another key.
+ */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c] as string);
+  return text.replace(/[&<>"'\r]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\r": "&#xD;" })[c] as string);
 }
 
 function render(tag: string, value: XmlValue): string {
