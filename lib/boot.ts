@@ -1,6 +1,7 @@
 import { serverDb } from "./db";
 import { env } from "./env";
 import { jobsMode } from "./jobs/mode";
+import { checkMediaTools } from "./media/ffmpeg";
 import { markExecutorRunning } from "./jobs/readiness";
 import { onShutdown } from "./server/shutdown";
 import { log } from "./log/logger.mjs";
@@ -8,7 +9,8 @@ import { log } from "./log/logger.mjs";
 /**
  * Server start-up: open the database (applying migrations; on the embedded default this also takes
  * ownership of the data dir and serves it on a socket for the CLI). A second server on the same
- * embedded data dir fails here with a clear message and the process exits.
+ * embedded data dir fails here with a clear message and the process exits, as does a configured
+ * ffmpeg or ffprobe that is missing or does not run.
  */
 export async function boot() {
   try {
@@ -18,6 +20,11 @@ export async function boot() {
     log().fatal({ err }, "cannot start: the database did not open");
     process.exit(1);
   }
+  await checkMediaTools().catch((err: unknown) => {
+    // A configured EASEL_FFMPEG_PATH / EASEL_FFPROBE_PATH that is wrong: the operator asked for it, so no fallback.
+    log().fatal({ err }, `cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
   await startJobs();
   await startOutboxRelay();
 }

@@ -71,8 +71,9 @@ const EnvSchema = z.object({
   /** This node serves requests but runs no executor (the other nodes on the same Postgres do). */
   EASEL_JOBS_DISABLED: flag,
   EASEL_JOBS_RETENTION_DAYS: positiveInt(14),
-  /** Bearer token of the admin jobs view (/api/admin/jobs/...); unset, the view is off. */
-  EASEL_ADMIN_TOKEN: z.string().min(16).optional(),
+  // Media tools (docs/video.md): a set path must be an executable ffmpeg / ffprobe, or the server does not start.
+  EASEL_FFMPEG_PATH: z.string().min(1).optional(),
+  EASEL_FFPROBE_PATH: z.string().min(1).optional(),
   // Embeddings for ai_search (docs/search.md). Unset URL: no service is called, ai_search reads queries with rules only.
   EASEL_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   EASEL_EMBEDDINGS_MODEL: z.string().min(1).optional(),

@@ -42,6 +42,9 @@ test.describe("video", () => {
     await page.goto(`/w/${slug}/assets/${broken.token}`);
     const retry = page.getByRole("button", { name: "Retry encode" });
     await expect(retry).toBeVisible({ timeout: 150_000 });
+    // The reason is shown beside the failure: the asset's encode_error message and code.
+    await expect(page.getByTestId("encode-error")).toContainText("The video encode failed: ");
+    await expect(page.getByTestId("encode-error").locator("code")).toHaveText(/^[a-z_]+$/);
     await snap(page, testInfo, "encode-failed");
     const answered = page.waitForResponse((r) => r.url().endsWith(`/assets/${broken.token}/retry_video_processing`));
     await retry.click();

@@ -1,5 +1,6 @@
 import type { Asset } from "../db/schema";
 import type { MediaLinker } from "../media/links";
+import { encodeErrorJson } from "./encode-error";
 import type { AssetJson, ThumbnailJson } from "../openapi/schemas/assets";
 
 /** The wire shapes are the response schemas' (lib/openapi/schemas), so the reference cannot drift from these. */
@@ -22,6 +23,7 @@ export function toAssetJson(asset: Asset, boardTokens: string[], link: MediaLink
     primary_storage_id: asset.storageKey,
     boards: boardTokens,
     encode_status: asset.encodeStatus,
+    encode_error: encodeErrorJson(asset),
     size: asset.size,
     md5: asset.md5,
     head_version_number: asset.nextVersionNumber,

@@ -30,7 +30,10 @@ export async function failEncode(
   log().error({ component: "encode", asset_id: input.assetId, code: input.code, detail: input.detail }, "video encode failed; the asset's encode_status is failed");
   // Outputs first: once the asset reads `failed`, nothing of this run is left behind.
   const storage = storageForJob(deps, { storageKind: input.storageKind });
-  await deleteEncodeOutputs(storage, encodeDir(input.storageKey, input.runId), input.rungs.map((r) => r.name)).catch(() => undefined);
+  await deleteEncodeOutputs(storage, encodeDir(input.storageKey, input.runId), input.rungs.map((r) => r.name)).catch((err: unknown) => {
+    // The failure is still recorded below; the run's unpublished files stay behind as orphans nothing links to.
+    log().warn({ component: "encode", asset_id: input.assetId, run_id: input.runId, err }, "could not delete a failed encode's outputs; they stay in storage unreferenced");
+  });
   await markFailed(deps, input.assetId, input.storageKey, input.code);
   await releaseLease(storage, input.storageKey, input.runId);
   await removeWorkDir(input.runId);

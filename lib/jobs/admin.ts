@@ -1,23 +1,7 @@
-import crypto from "node:crypto";
 import { z } from "zod";
 import { JOB_RUN_STATUSES } from "../db/schema/jobs";
-import { env } from "../env";
 import { errorResponse } from "../http/envelope";
 import type { RunFilter } from "./runs";
-
-/**
- * Gate of the admin jobs view until the admin UI's session guards it: `Authorization: Bearer
- * $EASEL_ADMIN_TOKEN`. Without that variable the view does not exist (404). Answers the response
- * to send when the request is refused, null when it may go on.
- */
-export function refuseUnlessJobsAdmin(req: Request): Response | null {
-  const expected = env().EASEL_ADMIN_TOKEN;
-  if (!expected) return errorResponse("route_not_found", "The admin jobs view is off (set EASEL_ADMIN_TOKEN)");
-  const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1] ?? "";
-  const a = crypto.createHash("sha256").update(given).digest();
-  const b = crypto.createHash("sha256").update(expected).digest();
-  return crypto.timingSafeEqual(a, b) ? null : errorResponse("unauthenticated", "The admin token is missing or wrong");
-}
 
 const RunQuery = z.object({
   status: z.enum(JOB_RUN_STATUSES).optional(),

@@ -1,24 +1,54 @@
 import { execFile } from "node:child_process";
-import fs from "node:fs";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
+import { env } from "../env";
+import { log } from "../log/logger.mjs";
+import { findMediaTool, toolVersion, TOOL_ENV, type MediaTool, type ToolName } from "./media-tools";
 
 /**
- * ffmpeg and ffprobe: the system's (Debian's, sound and current) when installed, else the binaries
- * shipped inside the @ffmpeg-installer / @ffprobe-installer packages (an older build: avoid
- * `-hls_playlist_type vod` with a master playlist and `name:` in var_stream_map with it).
+ * ffmpeg and ffprobe: EASEL_FFMPEG_PATH / EASEL_FFPROBE_PATH when set, else the first on PATH
+ * (Debian's, sound and current), else the binaries shipped inside the @ffmpeg-installer /
+ * @ffprobe-installer packages (an older build: avoid `-hls_playlist_type vod` with a master
+ * playlist and `name:` in var_stream_map with it). Resolved once per process; a configured path
+ * that is missing throws MediaToolError here (the server checks both at start: checkMediaTools).
  */
-function resolveBinary(name: "ffmpeg" | "ffprobe"): string {
-  for (const p of [`/usr/bin/${name}`, `/usr/local/bin/${name}`]) if (fs.existsSync(p)) return p;
-  const pkg = name === "ffmpeg" ? "@ffmpeg-installer/ffmpeg" : "@ffprobe-installer/ffprobe";
-  return (require(pkg) as { path: string }).path;
+const cache = new Map<ToolName, MediaTool>();
+function tool(name: ToolName): MediaTool {
+  let found = cache.get(name);
+  if (!found) {
+    found = findMediaTool(name, { configured: env()[TOOL_ENV[name]], pathEnv: process.env.PATH });
+    cache.set(name, found);
+  }
+  return found;
 }
 
-let cache: { ffmpeg: string; ffprobe: string } | null = null;
-export function binaries() {
-  cache ??= { ffmpeg: resolveBinary("ffmpeg"), ffprobe: resolveBinary("ffprobe") };
-  return cache;
+export function binaries(): { ffmpeg: string; ffprobe: string } {
+  return { ffmpeg: tool("ffmpeg").path, ffprobe: tool("ffprobe").path };
+}
+
+/**
+ * At server start: finds both binaries, runs each with `-version`, and logs once which are used.
+ * Throws MediaToolError when a configured path is missing or does not run (the start stops:
+ * lib/boot.ts). Without configuration, a binary that is not found or does not run is logged as an
+ * error and the server starts all the same: images and documents are processed without it, video
+ * and audio processing fail (and log why) until it is fixed.
+ */
+export async function checkMediaTools(): Promise<void> {
+  const found: Partial<Record<ToolName, { path: string | null; source: string | null; version: string | null }>> = {};
+  for (const name of ["ffmpeg", "ffprobe"] as const) {
+    let located: MediaTool | null = null;
+    try {
+      located = tool(name);
+      found[name] = { path: located.path, source: located.source, version: await toolVersion(located) };
+    } catch (err) {
+      if (env()[TOOL_ENV[name]]) throw err;
+      log().error({ component: "media", tool: name, path: located?.path ?? null, err }, `${name} is not usable: video and audio processing will fail (install it or set ${TOOL_ENV[name]})`);
+      found[name] = { path: located?.path ?? null, source: located?.source ?? null, version: null };
+    }
+  }
+  const said = (name: ToolName) => `${name} ${found[name]?.version ?? "(not usable)"} (${found[name]?.path ?? "not found"})`;
+  log().info({ component: "media", ...found }, `media tools: ${said("ffmpeg")}, ${said("ffprobe")}`);
+  if (found.ffmpeg?.source === "npm" || found.ffprobe?.source === "npm") {
+    log().warn({ component: "media" }, "using the ffmpeg/ffprobe build of the npm packages (old; some HLS options fail with it): install ffmpeg or set EASEL_FFMPEG_PATH and EASEL_FFPROBE_PATH");
+  }
 }
 
 export function run(bin: string, args: string[], timeoutMs = 10 * 60_000): Promise<{ stdout: string; stderr: string }> {

@@ -7,7 +7,9 @@ import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assets, type MediaInfo, type Thumbnail } from "../db/schema";
 import type { StorageDriver } from "../storage/types";
+import { log } from "../log/logger.mjs";
 import { binaries, probe, run } from "./ffmpeg";
+import { MediaToolError } from "./media-tools";
 import { isAudio, isImage, isVideo, sniffMediaType } from "./sniff";
 import { dominantColors } from "./colors";
 import { imageSize, imageSource, renderThumbnails, type ImageSource } from "./thumbnails";
@@ -47,6 +49,22 @@ async function posterFrame(file: string, durationSeconds: number | undefined, di
 }
 
 /**
+ * A derived piece (dimensions, probe, poster, colours, thumbnails) that could not be made from
+ * these bytes: the asset is saved without it and the log says what was lost and why. Retrying the
+ * job would read the same bytes and fail the same way, so the failure does not fail the run. A
+ * missing or broken ffmpeg/ffprobe is the server's problem, not the file's: logged as an error.
+ */
+async function orWithout<T>(assetId: number, step: string, lost: string, work: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const level = err instanceof MediaToolError ? "error" : "warn";
+    log()[level]({ component: "media", asset_id: assetId, step, err }, `processing: ${step} failed; the asset is saved without ${lost}`);
+    return fallback;
+  }
+}
+
+/**
  * Processing after an upload or a version write: the media type is sniffed from the bytes (not
  * trusted from the client), dimensions and duration probed, thumbnails rendered and stored beside
  * the original. The result is saved only if the head still holds the same bytes: a version
@@ -63,17 +81,19 @@ export async function processAsset(deps: Deps, storage: StorageDriver, assetId: 
     let frame: ImageSource | null = null;
     if (isImage(mediaType)) {
       frame = await imageSource(file);
-      if (frame) media = await imageSize(frame).catch(() => ({}));
+      if (!frame) log().info({ component: "media", asset_id: asset.id, step: "thumbnails" }, "processing: a vector image too large to render; the asset is saved without thumbnails");
+      if (frame) media = await orWithout(asset.id, "measure", "width and height", () => imageSize(frame!), {});
     } else if (isVideo(mediaType) || isAudio(mediaType)) {
-      const p = await probe(file).catch(() => null);
+      const p = await orWithout(asset.id, "probe", "dimensions, duration, poster and thumbnails", () => probe(file), null);
       if (p) media = { width: p.width, height: p.height, durationSeconds: p.durationSeconds, hasAudio: p.hasAudio };
-      if (p?.hasVideo) frame = await posterFrame(file, p.durationSeconds, dir).catch(() => null);
+      if (p?.hasVideo) frame = await orWithout(asset.id, "poster", "a poster and thumbnails", () => posterFrame(file, p.durationSeconds, dir), null);
     }
     const thumbnails: Thumbnail[] = [];
     if (frame) {
-      const colors = await dominantColors(frame).catch(() => []);
+      const source = frame;
+      const colors = await orWithout(asset.id, "colors", "its colours", () => dominantColors(source), []);
       if (colors.length) media = { ...media, colors };
-      for (const t of await renderThumbnails(frame).catch(() => [])) {
+      for (const t of await orWithout(asset.id, "thumbnails", "thumbnails", () => renderThumbnails(source), [])) {
         const key = thumbnailKey(asset.storageKey, t.size);
         await storage.write(key, t.body, "image/jpeg");
         thumbnails.push({ size: t.size, key, width: t.width, height: t.height });

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,6 +7,7 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assets, uploadSessions, type Workspace } from "../../lib/db/schema";
+import { captureLogs } from "../../lib/log/capture";
 import { binaries } from "../../lib/media/ffmpeg";
 import { processAsset } from "../../lib/media/process-asset";
 import { expireUploads } from "../../lib/uploads/expire-uploads";
@@ -51,6 +53,23 @@ describe("processing after upload", () => {
     expect(a.media).toMatchObject({ width: 320, height: 240, hasAudio: true });
     expect(a.media.durationSeconds).toBeGreaterThan(2.5);
     expect(a.thumbnails.map((t) => t.size)).toEqual(["small", "medium", "large"]);
+  }, 60_000);
+
+  it("saves a video whose bytes cannot be probed without dimensions or thumbnails, and logs what was lost", async () => {
+    // An MP4 signature followed by noise: sniffed as a video, unreadable to ffprobe.
+    const bytes = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from("ftypisom\0\0\x02\0isomiso2"), crypto.randomBytes(4000)]);
+    const { asset } = await uploadAsset(ws, token, deps.memory.s3, bytes, { media_type: "video/mp4" });
+    const logs = captureLogs();
+    try {
+      expect(await processAsset(deps, deps.memory.s3, asset.id)).toMatchObject({ status: "processed", mediaType: "video/mp4" });
+      expect(logs.lines().filter((l) => l.component === "media")).toEqual([
+        expect.objectContaining({ level: "warn", asset_id: asset.id, step: "probe", msg: "processing: probe failed; the asset is saved without dimensions, duration, poster and thumbnails", err: expect.objectContaining({ message: expect.stringContaining("ffprobe failed") }) }),
+      ]);
+    } finally {
+      logs.restore();
+    }
+    const a = await row(asset.id);
+    expect([a.media, a.thumbnails]).toEqual([{}, []]);
   }, 60_000);
 
   it("keeps the declared type for unrecognised bytes and does not overwrite a newer head", async () => {

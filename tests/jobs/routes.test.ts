@@ -1,8 +1,10 @@
+import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authSecret } from "../../lib/auth/session-principal";
+import { createAdminUser } from "../../lib/auth/users";
 import type { Db } from "../../lib/db";
 import type { Deps } from "../../lib/deps";
 import { setDeps } from "../../lib/deps";
-import { resetEnvCache } from "../../lib/env";
 import { signedBody, signingKeyFromSecret } from "../../lib/jobs/executor/signing";
 import { saveSyncedFunctions } from "../../lib/jobs/executor/store/functions";
 import { ingestEvents } from "../../lib/jobs/executor/store/ingest";
@@ -48,41 +50,42 @@ describe("/api/inngest", () => {
 });
 
 describe("/api/admin/jobs/runs", () => {
-  const TOKEN = "admin-token-for-tests-0123456789";
-  const get = (path: string, token?: string) => new Request(`http://localhost/api/admin/jobs/runs${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const SESSION_COOKIE = "authjs.session-token";
+  const get = (path: string, headers: Record<string, string> = {}) => new Request(`http://localhost/api/admin/jobs/runs${path}`, { headers });
+  const noParams = { params: Promise.resolve({}) };
   let runId: string;
+  let session: Record<string, string>;
 
   beforeAll(async () => {
     const now = new Date();
     await saveSyncedFunctions(db, [{ id: "admin-view-fn", name: "admin view", url: `${URL_}?fnId=admin-view-fn&stepId=step`, triggers: [{ event: "test/admin-view" }], concurrency: [], maxAttempts: 4 }], now);
     ({ runs: [runId] } = await ingestEvents(db, [{ name: "test/admin-view", data: { n: 1 } }], now));
-  });
-  afterAll(() => {
-    delete process.env.EASEL_ADMIN_TOKEN;
-    resetEnvCache();
-  });
-
-  it("does not exist without EASEL_ADMIN_TOKEN, and wants the token when set", async () => {
-    delete process.env.EASEL_ADMIN_TOKEN;
-    resetEnvCache();
-    expect((await runsRoute.GET(get("", TOKEN))).status).toBe(404);
-    process.env.EASEL_ADMIN_TOKEN = TOKEN;
-    resetEnvCache();
-    expect((await runsRoute.GET(get(""))).status).toBe(401);
-    expect((await runsRoute.GET(get("", "wrong-token-wrong-token-wrong"))).status).toBe(401);
+    const user = await createAdminUser(db, { email: "jobs-admin@easel.test", password: "correct horse battery", now });
+    const cookie = await encode({ token: { sub: String(user.id), email: user.email }, secret: await authSecret(db), salt: SESSION_COOKIE, maxAge: 3600 });
+    session = { cookie: `${SESSION_COOKIE}=${cookie}` };
   });
 
-  it("lists runs with status and attempts, and shows one run", async () => {
-    process.env.EASEL_ADMIN_TOKEN = TOKEN;
-    resetEnvCache();
-    const list = await runsRoute.GET(get("?function_id=admin-view-fn&status=queued", TOKEN));
+  it("wants a web UI session: no cookie, a forged one, or a bearer token answer 401", async () => {
+    const forged = await encode({ token: { sub: "1", email: "x@easel.test" }, secret: "not the instance's secret", salt: SESSION_COOKIE, maxAge: 3600 });
+    const refused: Record<string, string>[] = [{}, { cookie: `${SESSION_COOKIE}=${forged}` }, { authorization: "Bearer admin-token-for-tests-0123456789" }];
+    for (const headers of refused) {
+      const list = await runsRoute.GET(get("", headers), noParams);
+      expect(list.status).toBe(401);
+      expect(await list.json()).toMatchObject({ errors: [{ extensions: { code: "unauthenticated" } }] });
+      expect((await runRoute.GET(get(`/${runId}`, headers), { params: Promise.resolve({ id: runId }) })).status).toBe(401);
+    }
+  });
+
+  it("lists runs with status and attempts, and shows one run, to a signed-in session", async () => {
+    const list = await runsRoute.GET(get("?function_id=admin-view-fn&status=queued", session), noParams);
     expect(list.status).toBe(200);
+    expect(list.headers.get("cache-control")).toBe("no-store");
     const { runs } = (await list.json()) as { runs: { id: string; status: string; attempt: number; last_error: string | null; event_name: string }[] };
     expect(runs).toEqual([expect.objectContaining({ id: runId, status: "queued", attempt: 0, last_error: null, event_name: "test/admin-view" })]);
-    expect((await runsRoute.GET(get("?status=bogus", TOKEN))).status).toBe(422);
+    expect((await runsRoute.GET(get("?status=bogus", session), noParams)).status).toBe(422);
 
-    const one = await runRoute.GET(get(`/${runId}`, TOKEN), { params: Promise.resolve({ id: runId }) });
+    const one = await runRoute.GET(get(`/${runId}`, session), { params: Promise.resolve({ id: runId }) });
     expect(await one.json()).toMatchObject({ id: runId, event: { name: "test/admin-view", data: { n: 1 } }, pending: [{ kind: "call", step_id: "step" }] });
-    expect((await runRoute.GET(get("/nope", TOKEN), { params: Promise.resolve({ id: "nope" }) })).status).toBe(404);
+    expect((await runRoute.GET(get("/nope", session), { params: Promise.resolve({ id: "nope" }) })).status).toBe(404);
   });
 });

@@ -64,7 +64,7 @@ describe("sources that fail with a code on the asset", () => {
     expect((await retryEncode(ws, token, asset.token)).status).toBe(200);
     const row = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "failed", "the encode to fail");
     expect(row.encodeError).toBe("no_video_stream");
-    expect((await getAsset(ws, token, asset.token)).body.data).toMatchObject({ encode_status: "failed", stream_url: null });
+    expect((await getAsset(ws, token, asset.token)).body.data).toMatchObject({ encode_status: "failed", stream_url: null, encode_error: { code: "no_video_stream", message: expect.any(String) } });
   });
 
   it("a rendition that fails on every attempt: encode_failed, the finished rendition's files are deleted, nothing is published", { timeout: 60_000 }, async () => {

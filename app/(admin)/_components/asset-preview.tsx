@@ -33,7 +33,12 @@ function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asse
   if (asset.encode_status === "failed") {
     return (
       <div className="space-y-3">
-        <Alert>The video encode failed.</Alert>
+        <Alert>
+          <span data-testid="encode-error">
+            The video encode failed: {asset.encode_error?.message ?? "no reason was recorded."}
+            {asset.encode_error ? <code className="ml-2 rounded bg-red-100 px-1 text-xs">{asset.encode_error.code}</code> : null}
+          </span>
+        </Alert>
         <Button variant="primary" onClick={() => retry.mutate()} disabled={retry.isPending}>
           {retry.isPending ? "Queuing…" : "Retry encode"}
         </Button>

@@ -43,6 +43,11 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
         <h1 className="min-w-0 truncate text-2xl font-semibold">{asset.title}</h1>
         <Badge>{asset.media_type}</Badge>
         <Badge tone="green">head v{asset.head_version_number}</Badge>
+        {asset.encode_status === "failed" ? (
+          <Badge tone="red" title={asset.encode_error?.message}>
+            encode failed
+          </Badge>
+        ) : null}
         <div className="ml-auto flex items-center gap-3 text-sm">
           {asset.boards.map((b) => (
             <Link key={b} href={`/w/${slug}/boards/${b}`} className="text-indigo-700 hover:underline">

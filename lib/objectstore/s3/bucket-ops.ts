@@ -1,6 +1,6 @@
 import { bucketExists, compareKeys, createBucket, deleteBucket, deleteObject, listAllObjects, listBuckets, type ObjectRecord } from "../disk/objects";
 import { isValidBucketName } from "../disk/layout";
-import { elements, hasRoot, text, xmlDocument } from "../xml";
+import { childElements, childText, MalformedXmlError, parseXml, xmlDocument } from "../xml";
 import { readXmlBody } from "./body";
 import type { S3Call } from "./call";
 import { S3Error, s3Errors } from "./errors";
@@ -137,15 +137,25 @@ function decodeToken(token: string): string {
 /** POST /bucket?delete: up to 1,000 keys in one request. */
 export async function deleteObjects(call: S3Call): Promise<Response> {
   if (!(await bucketExists(call.lay, call.bucket))) throw s3Errors.noSuchBucket(call.bucket);
-  const body = await readXmlBody(call.req, call.payload, { checksum: true });
-  if (!hasRoot(body, "Delete")) throw s3Errors.malformedXml();
-  const quiet = text(body, "Quiet") === "true";
-  const keys = elements(body, "Object").map((o) => text(o, "Key"));
-  if (!keys.length || keys.length > 1000 || keys.some((k) => k === null)) throw s3Errors.malformedXml();
+  const { quiet, keys } = await readDeleteDocument(await readXmlBody(call.req, call.payload, { checksum: true }));
+  if (!keys.length || keys.length > MAX_DELETE_KEYS || keys.some((k) => k === null)) throw s3Errors.malformedXml();
   const deleted: { Key: string }[] = [];
   for (const key of keys as string[]) {
     await deleteObject(call.lay, call.bucket, key);
     deleted.push({ Key: key });
   }
   return xml(xmlDocument("DeleteResult", { Deleted: quiet ? [] : deleted }, 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'));
+}
+
+const MAX_DELETE_KEYS = 1000;
+/** Elements of the largest valid Delete: Delete, Quiet, and per Object its Key, VersionId, ETag, LastModifiedTime, Size. */
+const MAX_DELETE_ELEMENTS = 2 + MAX_DELETE_KEYS * 6;
+
+async function readDeleteDocument(body: string): Promise<{ quiet: boolean; keys: (string | null)[] }> {
+  try {
+    const doc = await parseXml(body, { root: "Delete", maxElements: MAX_DELETE_ELEMENTS });
+    return { quiet: childText(doc, "Quiet") === "true", keys: childElements(doc, "Object").map((o) => childText(o, "Key")) };
+  } catch (err) {
+    throw err instanceof MalformedXmlError ? s3Errors.malformedXml() : err;
+  }
 }

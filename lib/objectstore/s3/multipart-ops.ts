@@ -16,7 +16,7 @@ import {
 import { checkWriteCondition, currentRecord, type ObjectRecord } from "../disk/objects";
 import { sweepSoon } from "../disk/sweep";
 import { discardUnreadBody } from "../discard-body";
-import { elements, hasRoot, text, xmlDocument } from "../xml";
+import { childElements, childText, MalformedXmlError, parseXml, xmlDocument } from "../xml";
 import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
 import { commitModeOf, type S3Call } from "./call";
 import { S3Error, s3Errors } from "./errors";
@@ -133,16 +133,26 @@ export async function completeMultipartUpload(call: S3Call): Promise<Response> {
 /** The parts a completion names, each with its checksum element of the upload's algorithm when sent. */
 async function requestedParts(call: S3Call, upload: UploadRecord | null): Promise<RequestedPart[]> {
   const body = await readXmlBody(call.req, call.payload);
-  if (!hasRoot(body, "CompleteMultipartUpload")) throw s3Errors.malformedXml();
   const checksumTag = upload?.checksum ? checksumElement(upload.checksum.algorithm) : null;
-  const parts = elements(body, "Part").map((part) => ({
-    partNumber: Number(text(part, "PartNumber")),
-    etag: text(part, "ETag") ?? "",
-    ...(checksumTag && text(part, checksumTag) !== null ? { checksum: (text(part, checksumTag) as string).trim() } : {}),
-  }));
+  let parts: RequestedPart[];
+  try {
+    const doc = await parseXml(body, { root: "CompleteMultipartUpload", maxElements: MAX_COMPLETE_ELEMENTS });
+    parts = childElements(doc, "Part").map((part) => {
+      const checksum = checksumTag ? childText(part, checksumTag) : null;
+      return { partNumber: Number(childText(part, "PartNumber")), etag: childText(part, "ETag") ?? "", ...(checksum !== null ? { checksum: checksum.trim() } : {}) };
+    });
+  } catch (err) {
+    throw err instanceof MalformedXmlError ? s3Errors.malformedXml() : err;
+  }
   if (parts.some((p) => !Number.isInteger(p.partNumber) || !p.etag)) throw s3Errors.malformedXml();
   return parts;
 }
+
+/**
+ * Elements of the largest completion clients send: the root, and per part (at most
+ * MAX_PART_NUMBER) Part, PartNumber, ETag, the upload's checksum, and one more element to spare.
+ */
+const MAX_COMPLETE_ELEMENTS = 1 + MAX_PART_NUMBER * 5;
 
 function completionResult(call: S3Call, record: ObjectRecord): Response {
   const location = `${call.url.origin}${call.url.pathname}`;

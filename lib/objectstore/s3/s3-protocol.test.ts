@@ -190,6 +190,16 @@ describe("objects", () => {
     await s3.send(new DeleteObjectCommand({ Bucket: "easel", Key: `${prefix}1` }));
   });
 
+  it("reads back every key the SDK escapes in a DeleteObjects body (entities and character references)", async () => {
+    // The SDK writes &, <, >, quotes as entities and CR, LF, NEL, LS as character references.
+    const keys = ["ent/a&b<c>d\"e'f", "ent/line\r\nbreak\ttab", "ent/nel\u0085ls\u2028", "ent/é/\u{1F600}", "ent/&amp;literal"];
+    for (const Key of keys) await s3.send(new PutObjectCommand({ Bucket: "easel", Key, Body: "x" }));
+    const deleted = await s3.send(new DeleteObjectsCommand({ Bucket: "easel", Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+    expect(deleted.Deleted?.map((d) => d.Key).sort()).toEqual([...keys].sort());
+    expect(deleted.Errors ?? []).toEqual([]);
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: "easel", Prefix: "ent/" }))).KeyCount).toBe(0);
+  });
+
   it("lists with prefix, delimiter and continuation tokens, and deletes in bulk", async () => {
     const keys = ["list/a/1", "list/a/2", "list/b", "list/c/1", "list/d", "list/e"];
     for (const Key of keys) await s3.send(new PutObjectCommand({ Bucket: "easel", Key, Body: Key }));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ENCODE_STATUSES } from "../../db/schema/assets";
+import { ENCODE_ERROR_CODES } from "../../encode/errors";
 import { pageQuery } from "../../http/pagination";
 import { Md5, oneOf, pageOf, PagyJson, Timestamp } from "./common";
 
@@ -64,6 +65,13 @@ export const ThumbnailJson = z
   .meta({ id: "Thumbnail" });
 export type ThumbnailJson = z.infer<typeof ThumbnailJson>;
 
+export const EncodeErrorJson = z
+  .strictObject({
+    code: z.enum(ENCODE_ERROR_CODES).meta({ description: "Stable code to branch on (docs/video.md lists them)." }),
+    message: z.string().meta({ description: "A sentence for people; the detail of the failure is in the server's log." }),
+  })
+  .meta({ id: "EncodeError" });
+
 export const AssetJson = z
   .strictObject({
     id: z.number().int().meta({ description: "Numeric id, as in webhook payloads." }),
@@ -81,6 +89,7 @@ export const AssetJson = z
     primary_storage_id: z.string().nullable().meta({ description: "Identifier of the full-resolution original." }),
     boards: z.array(z.string()).meta({ description: "Tokens of the boards the asset is on." }),
     encode_status: z.enum(ENCODE_STATUSES).meta({ description: "Video encode state; `none` for other media." }),
+    encode_error: EncodeErrorJson.nullable().meta({ description: "Why the encode failed, when `encode_status` is `failed`; otherwise null. Cleared when a retry queues a new encode." }),
     size: z.number().int().min(0).meta({ description: "Bytes." }),
     md5: Md5,
     head_version_number: z.number().int().min(1).meta({ description: "The number the next version write takes; the newest stored version is this minus 1." }),
