@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assets, assetVersions, workspaces, type Asset, type Thumbnail, type Workspace } from "../db/schema";
 import { isGatedPlan, isRevertable } from "../versions/plans";
-import { streamFileKey } from "../encode/serve-stream";
+import { streamFileKey } from "./stream-files";
 import type { MediaKind } from "./links";
 
 export type MediaRequest = { assetToken: string; version: number | null; kind: MediaKind; preview: boolean; rest: string[] };
