@@ -3,6 +3,7 @@ export { getBoardOrThrow } from "./get-board-or-throw";
 export { listBoards, listChildren } from "./list-boards";
 export { updateBoard, type BoardChanges } from "./update-board";
 export { toBoardJson, type BoardJson } from "./present";
-export { boardRowInScope, canSee, subtreeScope, visibleScope, type BoardScope } from "./scope";
+export { boardRowInScope, subtreeScope, type BoardScope } from "./scope";
+export { assetVisibleTo, canSee, visibleScope, workspaceVisibleTo } from "./visibility";
 export { findBoard, withAncestors } from "./queries";
 export { MAX_BOARD_DEPTH, ancestorIdsOf, inSubtreeOf, isWithin } from "./tree";
