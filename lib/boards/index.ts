@@ -6,4 +6,4 @@ export { toBoardJson, type BoardJson } from "./present";
 export { boardRowInScope, subtreeScope, type BoardScope } from "./scope";
 export { assetVisibleTo, canSee, visibleScope, workspaceVisibleTo } from "./visibility";
 export { findBoard, withAncestors } from "./queries";
-export { MAX_BOARD_DEPTH, ancestorIdsOf, inSubtreeOf, isWithin } from "./tree";
+export { MAX_BOARD_DEPTH, ancestorIdsOf, isWithin } from "./tree";
