@@ -1,7 +1,7 @@
 import { verifyBoardAccess } from "../auth/verify-board-access";
 import { assetVisibleTo } from "../boards/visibility";
-import type { Deps } from "../deps";
 import type { Asset, Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { getSecret } from "../secrets";
 import { mediaPath, verifyMediaSignature } from "./links";
 import type { MediaRequest } from "./resolve-media";

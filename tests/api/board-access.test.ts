@@ -10,8 +10,8 @@ import { type Asset, type Board, type Workspace } from "../../lib/db/schema";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { expectError } from "../helpers/envelopes";
-import { rawPost, initializeMessage } from "../mcp/helpers/client";
 import { insertAsset, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
+import { rawPost, initializeMessage } from "../mcp/helpers/client";
 
 // One board access token check (lib/auth/verify-board-access.ts) and one visibility rule
 // (lib/boards/visibility.ts), seen directly and through the three ways in: /v1, MCP and media links.
