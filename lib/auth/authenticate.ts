@@ -1,10 +1,10 @@
-import { looksLikeJwt, verifyBoardToken } from "../access-tokens/board-token-jwt";
+import { looksLikeJwt } from "../access-tokens/board-token-jwt";
 import type { Deps } from "../deps";
 import { DomainError } from "../errors";
-import { getSecret } from "../secrets";
 import { findLiveApiToken } from "./api-tokens";
 import type { Principal } from "./principal";
 import { sessionPrincipal } from "./session-principal";
+import { verifyBoardAccess } from "./verify-board-access";
 
 const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
 
@@ -27,10 +27,10 @@ export async function authenticate(req: Request, deps: Deps): Promise<Principal>
     throw unauthenticated("Missing Authorization header");
   }
   if (looksLikeJwt(raw)) {
-    const verified = await verifyBoardToken(await getSecret(deps.db, "board_token_key"), raw, deps.clock());
-    if (!verified.ok) throw unauthenticated(verified.reason === "expired" ? "The board access token has expired" : "Invalid board access token");
-    const { jti, workspaceId, boardToken, expiresAt } = verified.claims;
-    return { kind: "board", jti, workspaceId, boardToken, expiresAt };
+    // No target yet: the workspace and board a route names are checked where it reads them (404, not 401).
+    const access = await verifyBoardAccess(deps, raw);
+    if (!access.ok) throw unauthenticated(access.reason === "expired" ? "The board access token has expired" : "Invalid board access token");
+    return access.principal;
   }
   const token = await findLiveApiToken(deps.db, raw);
   if (!token) throw unauthenticated("Unknown or revoked API token");

@@ -3,7 +3,7 @@ import type { DbOrTx } from "../db";
 import type { Workspace } from "../db/schema";
 import { notFound } from "../errors";
 import { findBoard, type BoardWithParent } from "./queries";
-import { canSee } from "./scope";
+import { canSee } from "./visibility";
 
 /** A board of the workspace that the principal may see, or 404 board_not_found. */
 export async function getBoardOrThrow(

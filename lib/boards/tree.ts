@@ -38,7 +38,7 @@ export function isWithin(board: Pick<Board, "id" | "workspaceId" | "ancestry">, 
  * board. Written as a byte range rather than LIKE: paths hold only digits and "/", and "0" follows
  * "/" in ASCII, so every string starting with "/1/5/" sorts in ["/1/5/", "/1/50"). The
  * text_pattern_ops operators (~>=~, ~<~) compare bytes and are what the index (workspace_id,
- * ancestry text_pattern_ops) serves, also when the prefix comes from a joined row or from a
+ * ancestry text_pattern_ops) serves, also when the prefix comes from a subquery or from a
  * prepared statement's parameter. PostgreSQL rewrites LIKE 'prefix%' into this same range only
  * when the pattern is a constant at planning time; under a named statement's generic plan or a
  * join it filters every board of the workspace instead. No LIKE also means no pattern characters
@@ -50,15 +50,6 @@ function underPath(ancestry: SQL, from: SQL, upTo: SQL): SQL {
 
 /** The `boards` table or an alias of it in the query being built. */
 export type BoardsRef = { id: AnyColumn; workspaceId: AnyColumn; ancestry: AnyColumn };
-
-/**
- * SQL: the board `d` is the board `r` or lies under it; both are aliases of `boards` in the same
- * query (r usually found by token), so the whole check runs in one statement and one snapshot.
- */
-export function inSubtreeOf(d: BoardsRef, r: BoardsRef): SQL {
-  const under = underPath(sql`${d.ancestry}`, sql`(${r.ancestry} || ${r.id} || '/')`, sql`(${r.ancestry} || ${r.id} || '0')`);
-  return sql`(${d.workspaceId} = ${r.workspaceId} and (${d.id} = ${r.id} or ${under}))`;
-}
 
 /**
  * SQL: the board `d` is the board named `rootToken` in the workspace or lies under it. The root is

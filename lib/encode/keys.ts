@@ -1,3 +1,7 @@
+// How a published stream's files are read and typed belongs to serving (lib/media/stream-files.ts);
+// encoding writes them with the same rules.
+export { hlsContentType, streamDirOf } from "../media/stream-files";
+
 /**
  * Where an encode's files live in the workspace's storage: beside the original (a file store
  * cannot hold both "a" and "a/…"), one folder per run, so the outputs of a failed or superseded
@@ -18,19 +22,7 @@ export const leaseKey = (storageKey: string) => `${streamRoot(storageKey)}/lease
 /** Whether a published stream was made from these bytes. */
 export const streamBelongsTo = (streamKey: string | null, storageKey: string) => Boolean(streamKey?.startsWith(`${streamRoot(storageKey)}/`));
 
-/** The folder of a published stream (its master playlist's folder). */
-export const streamDirOf = (streamKey: string) => streamKey.slice(0, streamKey.lastIndexOf("/"));
-
 export const SEGMENT_PATTERN = "seg_%05d.m4s";
 export const segmentName = (n: number) => `seg_${String(n).padStart(5, "0")}.m4s`;
 export const INIT_NAME = "init.mp4";
 export const PLAYLIST_NAME = "index.m3u8";
-
-/** Content type of a file of a stream folder by its name. */
-export function hlsContentType(name: string): string {
-  if (name.endsWith(".m3u8")) return "application/vnd.apple.mpegurl";
-  if (name.endsWith(".m4s")) return "video/iso.segment";
-  if (name.endsWith(".mp4")) return "video/mp4";
-  if (name.endsWith(".ts")) return "video/mp2t";
-  return "application/octet-stream";
-}

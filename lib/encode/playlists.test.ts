@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeErrorCode, EncodeFailure } from "./errors";
-import { authorizePlaylist, avcCodecOf, bitRates, masterPlaylist, parseMediaPlaylist } from "./playlists";
+import { avcCodecOf, bitRates, masterPlaylist, parseMediaPlaylist } from "./playlists";
 
 const media = `#EXTM3U
 #EXT-X-VERSION:7
@@ -42,14 +42,6 @@ describe("playlists", () => {
       { uri: "c", duration: 0.04 },
     ];
     expect(bitRates(segs, [400_000, 500_000, 20_000])).toEqual({ peak: 1_000_000, average: Math.ceil((920_000 * 8) / 8.04) });
-  });
-
-  it("adds the authorisation to every relative URI, attributes included", () => {
-    const out = authorizePlaylist(media, "", "token=abc");
-    expect(out).toContain('#EXT-X-MAP:URI="init.mp4?token=abc"');
-    expect(out).toContain("\nseg_00001.m4s?token=abc\n");
-    const master = authorizePlaylist("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n360p/index.m3u8\nhttps://cdn.example/x.m3u8\n", "stream/", "exp=1&sig=s");
-    expect(master).toBe("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nstream/360p/index.m3u8?exp=1&sig=s\nhttps://cdn.example/x.m3u8\n");
   });
 
   it("reads the H.264 codec string from an init segment's avcC box", () => {

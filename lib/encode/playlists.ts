@@ -1,6 +1,6 @@
 /**
- * HLS playlists: the master playlist Easel writes after an encode, reading the media playlists
- * ffmpeg writes, and adding a link's authorisation to every URI when a playlist is served.
+ * HLS playlists: the master playlist Easel writes after an encode, and reading the media playlists
+ * ffmpeg writes. Serving them (with a link's authorisation added) is lib/media/authorize-playlist.ts.
  */
 
 export type MediaSegment = { uri: string; duration: number };
@@ -80,30 +80,4 @@ export function avcCodecOf(init: Uint8Array): string | null {
   if (at < 0 || at + 8 > buf.length) return null;
   const hex = (n: number) => n.toString(16).padStart(2, "0");
   return `avc1.${hex(buf[at + 5])}${hex(buf[at + 6])}${hex(buf[at + 7])}`;
-}
-
-const isRelative = (uri: string) => !/^[a-z][a-z0-9+.-]*:/i.test(uri) && !uri.startsWith("/");
-
-function withQuery(uri: string, prefix: string, query: string): string {
-  if (!isRelative(uri)) return uri;
-  const joined = `${prefix}${uri}`;
-  if (!query) return joined;
-  return `${joined}${joined.includes("?") ? "&" : "?"}${query}`;
-}
-
-/**
- * A playlist as served: every relative URI (segment and playlist lines, and URI="…" attributes
- * such as #EXT-X-MAP) gets `prefix` in front and `query` appended, so a player that fetched the
- * playlist with a signed link or `?token=` fetches the files it names with the same authorisation.
- */
-export function authorizePlaylist(text: string, prefix: string, query: string): string {
-  return text
-    .split("\n")
-    .map((raw) => {
-      const line = raw.replace(/\r$/, "");
-      if (!line.trim()) return line;
-      if (line.startsWith("#")) return line.replace(/URI="([^"]*)"/g, (_, uri: string) => `URI="${withQuery(uri, prefix, query)}"`);
-      return withQuery(line.trim(), prefix, query);
-    })
-    .join("\n");
 }

@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { assets, assetVersions, workspaces, type Asset, type Thumbnail, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { isGatedPlan, isRevertable } from "../versions/plans";
-import { streamFileKey } from "../encode/serve-stream";
 import type { MediaKind } from "./links";
+import { streamFileKey } from "./stream-files";
 
 export type MediaRequest = { assetToken: string; version: number | null; kind: MediaKind; preview: boolean; rest: string[] };
 

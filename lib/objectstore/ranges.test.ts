@@ -1,26 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseContentRange } from "./gcs/content-range";
 import { GcsError } from "./gcs/errors";
-import { parseRange } from "./serve-object";
-
-describe("parseRange (GET Range header)", () => {
-  it.each([
-    ["bytes=0-9", 100, { start: 0, end: 9 }],
-    ["bytes=90-", 100, { start: 90, end: 99 }],
-    ["bytes=-10", 100, { start: 90, end: 99 }],
-    ["bytes=-500", 100, { start: 0, end: 99 }],
-    ["bytes=50-500", 100, { start: 50, end: 99 }],
-    ["bytes=100-", 100, "unsatisfiable"],
-    ["bytes=-0", 100, "unsatisfiable"],
-    ["bytes=0-", 0, "unsatisfiable"],
-    ["bytes=9-0", 100, null],
-    ["bytes=0-1,5-6", 100, null],
-    ["items=0-1", 100, null],
-    [null, 100, null],
-  ] as const)("%s of %i bytes → %j", (header, size, expected) => {
-    expect(parseRange(header, size)).toEqual(expected);
-  });
-});
 
 describe("parseContentRange (resumable PUT)", () => {
   it.each([

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { parseRange } from "../http/range";
 import { applyStoredBytesHeaders } from "../http/stored-bytes";
 import type { ObjectRecord, OpenedObject } from "./disk/objects";
 
@@ -25,7 +26,8 @@ const OVERRIDES: [string, string][] = [
 
 /**
  * Answers GET or HEAD for a stored object: conditional requests (If-Match, If-None-Match,
- * If-Modified-Since, If-Unmodified-Since), one byte range, and the signed response-* overrides.
+ * If-Modified-Since, If-Unmodified-Since), one byte range (read as S3 reads it: lib/http/range.ts),
+ * and the signed response-* overrides.
  * The type and disposition the uploader stored, or a signed override asked for, pass through
  * lib/http/stored-bytes.ts like every other response carrying uploaded bytes: a runnable type goes
  * out as an attachment, with nosniff and a sandbox CSP, whatever was stored or requested.
@@ -105,20 +107,4 @@ export function evaluateConditions(header: (name: ConditionHeader) => string | n
   if (ifNoneMatch !== null) return etagMatches(ifNoneMatch, record.etag) ? "not_modified" : "ok";
   if (!Number.isNaN(ifModified) && modified <= ifModified) return "not_modified";
   return "ok";
-}
-
-/** One `bytes=` range, resolved against the size; null when absent or not a single byte range (served whole). */
-export function parseRange(header: string | null, size: number): { start: number; end: number } | null | "unsatisfiable" {
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? "");
-  if (!m || (m[1] === "" && m[2] === "")) return null;
-  if (m[1] === "") {
-    const suffix = Number(m[2]);
-    if (suffix === 0 || size === 0) return "unsatisfiable";
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(m[1]);
-  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (start >= size) return "unsatisfiable";
-  if (end < start) return null;
-  return { start, end };
 }

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Principal } from "../auth/principal";
+import { workspaceVisibleTo } from "../boards/visibility";
 import type { DbOrTx } from "../db";
 import { workspaces, type Workspace } from "../db/schema";
 import { notFound } from "../errors";
@@ -20,6 +21,6 @@ export async function workspaceForPrincipal(db: DbOrTx, slug: string, principal:
   }
   const workspace = await findWorkspaceBySlug(db, slug);
   if (!workspace) throw notFound("workspace_not_found", "Workspace");
-  if (principal.kind === "board" && principal.workspaceId !== workspace.id) throw notFound("workspace_not_found", "Workspace");
+  if (!workspaceVisibleTo(principal, workspace.id)) throw notFound("workspace_not_found", "Workspace");
   return workspace;
 }

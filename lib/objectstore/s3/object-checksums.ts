@@ -1,6 +1,6 @@
+import { parseRange } from "../../http/range";
 import type { StoredChecksum } from "../disk/checksum-algorithms";
 import type { ObjectRecord } from "../disk/objects";
-import { parseRange } from "../serve-object";
 import type { ReceivedBody } from "./body";
 import { checksumResponseHeaders, parseAlgorithm } from "./checksum-headers";
 import { s3Errors } from "./errors";

@@ -2,31 +2,8 @@ import crypto from "node:crypto";
 import { errorResponse } from "../http/envelope";
 import { storedBytesHeaders } from "../http/stored-bytes";
 import type { StorageDriver } from "../storage/types";
-import { hlsContentType, streamDirOf } from "./keys";
-import { authorizePlaylist } from "./playlists";
-
-/** A file of a published stream, as the media route serves it. */
-export type StreamFileTarget = { key: string; contentType: string; master: boolean; playlist: boolean };
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-/**
- * `/media/<asset>/stream` is the master playlist; `/media/<asset>/stream/<rung>/<file>` a file of
- * its folder. Names are checked one by one (no `..`, no other folder of the store is reachable).
- */
-export function streamFileKey(streamKey: string | null, rest: string[]): StreamFileTarget | null {
-  if (!streamKey) return null;
-  if (rest.length === 0) return { key: streamKey, contentType: hlsContentType(streamKey), master: true, playlist: true };
-  if (rest.length > 2 || !rest.every((s) => NAME.test(s))) return null;
-  const name = rest[rest.length - 1];
-  return { key: `${streamDirOf(streamKey)}/${rest.join("/")}`, contentType: hlsContentType(name), master: false, playlist: name.endsWith(".m3u8") };
-}
-
-/**
- * The master playlist's URL is stable across encodes (it names the asset, not a run): players
- * revalidate it. Everything under it sits in a folder of one run and never changes.
- */
-export const streamCacheControl = (file: Pick<StreamFileTarget, "master">) => (file.master ? "private, no-cache" : "private, max-age=31536000, immutable");
+import { authorizePlaylist } from "./authorize-playlist";
+import { streamCacheControl, type StreamFileTarget } from "./stream-files";
 
 /** The part of the request's query that authorised it (a signed link's exp and sig, or a board token). */
 export function authorizationQuery(url: URL): string {
