@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
+import { stageAssetChanged, stageProcessing } from "../assets/events";
 import type { Principal } from "../auth/principal";
 import { creatorLabel } from "../auth/principal";
-import { stageAssetChanged, stageProcessing } from "../assets/events";
 import { findBoard } from "../boards";
-import type { Deps } from "../deps";
 import { assetBoards, assets, type Asset, type UploadSession, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { DomainError, notFound } from "../errors";
 import { transactionWithEvents, wakeRelay } from "../jobs/outbox";
-import { newToken } from "../tokens";
 import type { StorageDriver } from "../storage/types";
+import { newToken } from "../tokens";
 import { receiveBytes } from "./receive-bytes";
 import { claimSession, loadSession, recordSessionAsset, reloadSession } from "./session";
 

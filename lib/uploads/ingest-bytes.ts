@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { env } from "../env";
 import { DomainError } from "../errors";
 import type { StorageDriver } from "../storage/types";

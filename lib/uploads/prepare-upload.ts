@@ -1,6 +1,6 @@
 import { findBoard } from "../boards";
-import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { env } from "../env";
 import { DomainError, notFound } from "../errors";
 import type { PreparedUploadJson } from "../openapi/schemas/uploads";

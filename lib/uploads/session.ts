@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
-import type { Deps } from "../deps";
 import type { DbOrTx, Tx } from "../db";
 import { uploadSessions, workspaces, type StorageKind, type UploadSession, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { getSecret } from "../secrets";
 import { SIGNED_ID_TTL_MS, signStorageId, verifyStorageId } from "./signed-storage-id";

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
-import { creatorLabel, type Principal } from "../auth/principal";
 import { diffFields, hasChanges } from "../assets/changes";
 import { getAssetOrThrow } from "../assets/get-asset";
-import type { Deps } from "../deps";
+import { creatorLabel, type Principal } from "../auth/principal";
 import type { Tx } from "../db";
 import { assets, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
 import type { StorageDriver } from "../storage/types";

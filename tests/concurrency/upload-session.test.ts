@@ -1,9 +1,9 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assets, uploadSessions, type Board, type Workspace } from "../../lib/db/schema";
+import type { Answer } from "../helpers/call-route";
 import { testDb } from "../helpers/db";
 import { useTestDeps } from "../helpers/deps";
-import type { Answer } from "../helpers/call-route";
 import { newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
 import { complete, keyOf, prepare, sendBytes, uploadAsset } from "../helpers/uploads";
 import { patch, versions } from "../helpers/versions";

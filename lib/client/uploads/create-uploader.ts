@@ -1,12 +1,12 @@
 import AwsS3 from "@uppy/aws-s3";
 import Uppy from "@uppy/core";
 import type { Body, Meta } from "@uppy/core/utils";
+import { MULTIPART_THRESHOLD, PART_SIZE } from "../../storage/limits";
 import { api } from "../api";
 import { describeError } from "../errors";
 import type { Asset, StorageKind } from "../types";
 import EaselGcsUploader from "./gcs-resumable";
 import { easelSignRequest } from "./s3-sign-request";
-import { MULTIPART_THRESHOLD, PART_SIZE } from "../../storage/limits";
 import { UploadTickets, mediaTypeOf, type UploadTarget } from "./tickets";
 
 export type EaselUppy = Uppy<Meta, Body>;
