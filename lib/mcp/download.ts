@@ -2,7 +2,7 @@ import { env } from "../env";
 import { DomainError } from "../errors";
 import { safeFetch, type SafeFetchOptions, type SafeResponse } from "../net/safe-fetch";
 import { UrlGuardError } from "../net/url-guard";
-import { MULTIPART_THRESHOLD } from "../uploads/prepare-upload";
+import { MULTIPART_THRESHOLD } from "../storage/limits";
 
 /** Files of 5 MiB and more need a multipart upload (interface, Limits), which a single fetch is not. */
 export const MAX_INGEST_BYTES = MULTIPART_THRESHOLD - 1;

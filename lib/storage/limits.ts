@@ -1,3 +1,9 @@
+/*
+ * The upload size numbers, in one place for the server (prepare, complete, the drivers), the
+ * assistant's ingest and the browser uploader alike. The browser bundle imports this file, so it
+ * imports nothing (lib/storage/limits.test.ts keeps it so).
+ */
+
 /** Uploads of this size and above are multipart on S3 (contract §4). */
 export const MULTIPART_THRESHOLD = 5 * 1024 * 1024;
 /** Bytes per part of an Easel multipart upload; the last part is smaller. */

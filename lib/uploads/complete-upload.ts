@@ -1,15 +1,16 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
+import { stageAssetChanged, stageProcessing } from "../assets/events";
 import type { Principal } from "../auth/principal";
 import { creatorLabel } from "../auth/principal";
-import { stageAssetChanged, stageProcessing } from "../assets/events";
 import { findBoard } from "../boards";
+import { assetBoards, assets, type Asset, type UploadSession, type Workspace } from "../db/schema";
 import type { Deps } from "../deps";
-import { assetBoards, assets, uploadSessions, type Asset, type UploadSession, type Workspace } from "../db/schema";
 import { DomainError, notFound } from "../errors";
 import { transactionWithEvents, wakeRelay } from "../jobs/outbox";
-import { newToken } from "../tokens";
 import type { StorageDriver } from "../storage/types";
-import { loadUploadSession, receiveBytes } from "./receive-bytes";
+import { newToken } from "../tokens";
+import { receiveBytes } from "./receive-bytes";
+import { claimSession, loadSession, recordSessionAsset, reloadSession } from "./session";
 
 export type CompleteInput = {
   signedStorageId: string;
@@ -21,7 +22,9 @@ export type CompleteInput = {
 
 export type CompleteResult = { asset: Asset; created: boolean };
 
-async function assetOfSession(deps: Deps, session: UploadSession): Promise<CompleteResult> {
+async function assetOfSession(deps: Deps, session: UploadSession | undefined): Promise<CompleteResult> {
+  // Gone only with its workspace, deleted while this request ran: the id names nothing now.
+  if (!session) throw new DomainError("invalid_signed_storage_id", "The signed_storage_id is not valid for this workspace (tampered, expired or unknown)");
   if (session.consumedAs !== "asset" || session.assetId === null) {
     throw new DomainError("invalid_signed_storage_id", "This signed_storage_id was already used for a version write");
   }
@@ -46,7 +49,7 @@ export async function completeUpload(
   input: { workspace: Workspace; principal: Principal; body: CompleteInput },
 ): Promise<CompleteResult> {
   const { workspace, body } = input;
-  const session = await loadUploadSession(deps, workspace, body.signedStorageId);
+  const session = await loadSession(deps, workspace, body.signedStorageId);
   if (session.status === "completed") return assetOfSession(deps, session);
 
   const boardToken = body.collectionToken ?? session.collectionToken;
@@ -57,12 +60,7 @@ export async function completeUpload(
 
   const now = deps.clock();
   const created = await transactionWithEvents(deps, async (tx, stage) => {
-    const claimed = await tx
-      .update(uploadSessions)
-      .set({ status: "completed", completedAt: now, consumedAs: "asset" })
-      .where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.status, "pending")))
-      .returning({ id: uploadSessions.id });
-    if (!claimed.length) return null;
+    if (!(await claimSession(tx, session.id, { as: "asset" }, now))) return null;
     const [asset] = await tx
       .insert(assets)
       .values({
@@ -80,13 +78,12 @@ export async function completeUpload(
       })
       .returning();
     if (board) await tx.insert(assetBoards).values({ assetId: asset.id, boardId: board.board.id, createdAt: now });
-    await tx.update(uploadSessions).set({ assetId: asset.id }).where(eq(uploadSessions.id, session.id));
+    await recordSessionAsset(tx, session.id, asset.id);
     // ---- with the asset: thumbnails/probe, and the asset_added webhooks
     await stageProcessing(stage, asset);
     await stageAssetChanged(stage, deps.clock, { asset, kind: "asset_added" });
     return asset;
   });
   if (created) return { asset: created, created: true };
-  const [again] = await deps.db.select().from(uploadSessions).where(eq(uploadSessions.id, session.id));
-  return assetOfSession(deps, again);
+  return assetOfSession(deps, await reloadSession(deps.db, session.id));
 }

@@ -1,8 +1,7 @@
-import { and, eq, lt } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { uploadSessions, workspaces } from "../db/schema";
-import { storageForJob } from "./storage-for-request";
 import { log } from "../log/logger.mjs";
+import { expireSession, listExpiredSessions } from "./session";
+import { storageForJob } from "./storage-for-request";
 
 export type ExpireResult = { expired: number; objectsDeleted: number; failures: number };
 
@@ -13,12 +12,7 @@ export type ExpireResult = { expired: number; objectsDeleted: number; failures: 
  */
 export async function expireUploads(deps: Deps, limit = 500): Promise<ExpireResult> {
   const now = deps.clock();
-  const stale = await deps.db
-    .select({ session: uploadSessions, storageKind: workspaces.storageKind })
-    .from(uploadSessions)
-    .innerJoin(workspaces, eq(workspaces.id, uploadSessions.workspaceId))
-    .where(and(eq(uploadSessions.status, "pending"), lt(uploadSessions.expiresAt, now)))
-    .limit(limit);
+  const stale = await listExpiredSessions(deps.db, now, limit);
   const result: ExpireResult = { expired: 0, objectsDeleted: 0, failures: 0 };
   for (const { session, storageKind } of stale) {
     const storage = storageForJob(deps, { storageKind });
@@ -29,12 +23,7 @@ export async function expireUploads(deps: Deps, limit = 500): Promise<ExpireResu
         result.objectsDeleted += 1;
       }
       // Only a still-pending session expires: one completed meanwhile keeps its bytes.
-      const updated = await deps.db
-        .update(uploadSessions)
-        .set({ status: "expired" })
-        .where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.status, "pending")))
-        .returning({ id: uploadSessions.id });
-      result.expired += updated.length;
+      if (await expireSession(deps.db, session.id)) result.expired += 1;
     } catch (err) {
       result.failures += 1;
       // Still pending: the next sweep tries it again.

@@ -1,12 +1,10 @@
 import crypto from "node:crypto";
+import type { Workspace } from "../db/schema";
 import type { Deps } from "../deps";
-import { uploadSessions, type Workspace } from "../db/schema";
 import { env } from "../env";
 import { DomainError } from "../errors";
-import { getSecret } from "../secrets";
 import type { StorageDriver } from "../storage/types";
-import { originalKey } from "./prepare-upload";
-import { SIGNED_ID_TTL_MS, signStorageId } from "./signed-storage-id";
+import { newSessionSlot, openSession } from "./session";
 
 /**
  * Bytes the server obtained itself (an assistant's ingest URL), turned into what a client's
@@ -27,29 +25,17 @@ export async function ingestBytes(
   if (bytes.length === 0) throw new DomainError("validation_failed", "The file is empty", { field: "size" });
   if (bytes.length > max) throw new DomainError("payload_too_large", `size ${bytes.length} is above the limit of ${max} bytes`, { field: "size", max_size: max });
 
-  const now = deps.clock();
-  const expiresAt = new Date(now.getTime() + SIGNED_ID_TTL_MS);
-  const handle = crypto.randomBytes(16).toString("base64url");
-  const key = originalKey(workspace.id, handle);
+  // ---- the bytes are stored before the session that names them is opened
+  const slot = newSessionSlot(workspace.id, deps.clock());
   const md5 = crypto.createHash("md5").update(bytes).digest("hex");
-  await storage.write(key, bytes, input.mediaType);
-
-  await deps.db.insert(uploadSessions).values({
-    workspaceId: workspace.id,
-    handle,
-    storageKey: key,
-    storageKind: workspace.storageKind,
-    status: "pending",
+  await storage.write(slot.storageKey, bytes, input.mediaType);
+  const signedStorageId = await openSession(deps, workspace, slot, {
     title: input.title ?? null,
     mediaType: input.mediaType,
     size: bytes.length,
     md5,
     collectionToken: null,
     multipartUploadId: null,
-    createdAt: now,
-    expiresAt,
   });
-
-  const secret = await getSecret(deps.db, "signed_storage_id_key");
-  return { signedStorageId: signStorageId(secret, { workspaceId: workspace.id, handle, expiresAt }), key, md5 };
+  return { signedStorageId, key: slot.storageKey, md5 };
 }

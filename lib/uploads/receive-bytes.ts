@@ -1,28 +1,7 @@
-import { and, eq } from "drizzle-orm";
-import type { Deps } from "../deps";
-import { uploadSessions, type UploadSession, type Workspace } from "../db/schema";
+import type { UploadSession } from "../db/schema";
 import { DomainError } from "../errors";
-import { getSecret } from "../secrets";
+import { partCount } from "../storage/limits";
 import type { StorageDriver } from "../storage/types";
-import { verifyStorageId } from "./signed-storage-id";
-
-export const PART_SIZE = 8 * 1024 * 1024;
-
-const invalidId = () => new DomainError("invalid_signed_storage_id", "The signed_storage_id is not valid for this workspace (tampered, expired or unknown)");
-
-/** The upload session a signed_storage_id names, if the id is genuine, unexpired and this workspace's. */
-export async function loadUploadSession(deps: Deps, workspace: Workspace, signedStorageId: string): Promise<UploadSession> {
-  const secret = await getSecret(deps.db, "signed_storage_id_key");
-  const check = verifyStorageId(secret, signedStorageId, workspace.id, deps.clock());
-  if (!check.ok) throw invalidId();
-  const [session] = await deps.db
-    .select()
-    .from(uploadSessions)
-    .where(and(eq(uploadSessions.handle, check.claims.handle), eq(uploadSessions.workspaceId, workspace.id)))
-    .limit(1);
-  if (!session) throw invalidId();
-  return session;
-}
 
 export type ReceivedBytes = { key: string; size: number; md5: string; mediaType: string };
 
@@ -45,7 +24,7 @@ export async function receiveBytes(storage: StorageDriver, session: UploadSessio
       await storage.completeMultipart({
         key: session.storageKey,
         uploadId: session.multipartUploadId,
-        expectedParts: Math.ceil(session.size / PART_SIZE),
+        expectedParts: partCount(session.size),
       });
     }
   }

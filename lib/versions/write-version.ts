@@ -1,14 +1,15 @@
-import { and, eq } from "drizzle-orm";
-import { creatorLabel, type Principal } from "../auth/principal";
+import { eq } from "drizzle-orm";
 import { diffFields, hasChanges } from "../assets/changes";
 import { getAssetOrThrow } from "../assets/get-asset";
-import type { Deps } from "../deps";
+import { creatorLabel, type Principal } from "../auth/principal";
 import type { Tx } from "../db";
-import { assets, uploadSessions, type Workspace } from "../db/schema";
+import { assets, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
 import type { StorageDriver } from "../storage/types";
-import { loadUploadSession, receiveBytes } from "../uploads/receive-bytes";
+import { receiveBytes } from "../uploads/receive-bytes";
+import { claimSession, loadSession, reloadSession } from "../uploads/session";
 import { assertBoardVersionWriteable, assertHeadMatches, assertVersioningAllowed, lockAsset } from "./gates";
 import { finishWithin, type VersionWriteResult, type WithinWrite } from "./revert-asset";
 import { snapshotHead } from "./snapshot";
@@ -47,7 +48,7 @@ export async function writeVersion(deps: Deps, storage: StorageDriver, input: Wr
 }
 
 async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersionInput, signedStorageId: string): Promise<VersionWriteResult> {
-  const session = await loadUploadSession(deps, input.workspace, signedStorageId);
+  const session = await loadSession(deps, input.workspace, signedStorageId);
   if (session.status === "completed" && !(session.consumedAs === "version")) {
     throw new DomainError("invalid_signed_storage_id", "This signed_storage_id was already used to create an asset");
   }
@@ -56,14 +57,10 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
   const now = deps.clock();
   const write = async (tx: Tx): Promise<VersionWriteResult & { replaced?: ReplacedBytes }> => {
     const asset = await lockAsset(tx, input.workspace, input.token);
-    const claimed = await tx
-      .update(uploadSessions)
-      .set({ status: "completed", completedAt: now, consumedAs: "version", assetId: asset.id })
-      .where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.status, "pending")))
-      .returning({ id: uploadSessions.id });
+    const claimed = await claimSession(tx, session.id, { as: "version", assetId: asset.id }, now);
     // A retried request whose bytes already became a version of this asset writes nothing more.
-    if (!claimed.length || !bytes) {
-      const [again] = await tx.select().from(uploadSessions).where(eq(uploadSessions.id, session.id));
+    if (!claimed || !bytes) {
+      const again = await reloadSession(tx, session.id);
       if (again?.assetId !== asset.id) throw new DomainError("invalid_signed_storage_id", "This signed_storage_id was already used for another asset");
       return { asset, headVersionNumber: asset.nextVersionNumber, changes: {}, wrote: false };
     }

@@ -1,9 +1,7 @@
 import crypto from "node:crypto";
 import { DomainError } from "../../lib/errors";
+import { MULTIPART_THRESHOLD, PART_SIZE, partCount } from "../../lib/storage/limits";
 import type { ObjectInfo, PreparedUpload, StorageDriver } from "../../lib/storage/types";
-
-const PART = 8 * 1024 * 1024;
-const MULTIPART_AT = 5 * 1024 * 1024;
 
 /**
  * An in-memory StorageDriver for integration tests of domain code ("real database, fake side
@@ -33,11 +31,11 @@ export class MemoryStorage implements StorageDriver {
 
   async prepareUpload(input: { key: string; size: number; contentType: string; expiresAt: Date }): Promise<PreparedUpload> {
     this.check();
-    if (this.kind === "s3" && input.size >= MULTIPART_AT) {
+    if (this.kind === "s3" && input.size >= MULTIPART_THRESHOLD) {
       const uploadId = crypto.randomUUID();
       this.uploads.set(uploadId, { key: input.key, parts: new Map() });
-      const n = Math.ceil(input.size / PART);
-      return { uploadUrl: `memory://${input.key}`, multipartUploadId: uploadId, partSize: PART, partUrls: Array.from({ length: n }, (_, i) => `memory://${input.key}?part=${i + 1}`) };
+      const n = partCount(input.size);
+      return { uploadUrl: `memory://${input.key}`, multipartUploadId: uploadId, partSize: PART_SIZE, partUrls: Array.from({ length: n }, (_, i) => `memory://${input.key}?part=${i + 1}`) };
     }
     return { uploadUrl: `memory://${input.key}`, multipartUploadId: null, partSize: null, partUrls: null };
   }

@@ -1,12 +1,13 @@
 import AwsS3 from "@uppy/aws-s3";
 import Uppy from "@uppy/core";
 import type { Body, Meta } from "@uppy/core/utils";
+import { MULTIPART_THRESHOLD, PART_SIZE } from "../../storage/limits";
 import { api } from "../api";
 import { describeError } from "../errors";
 import type { Asset, StorageKind } from "../types";
 import EaselGcsUploader from "./gcs-resumable";
 import { easelSignRequest } from "./s3-sign-request";
-import { MULTIPART_THRESHOLD, S3_PART_BYTES, UploadTickets, mediaTypeOf, type UploadTarget } from "./tickets";
+import { UploadTickets, mediaTypeOf, type UploadTarget } from "./tickets";
 
 export type EaselUppy = Uppy<Meta, Body>;
 
@@ -67,7 +68,7 @@ export function createEaselUppy(opts: { slug: string; storageKind: StorageKind; 
       id: "EaselS3",
       limit: 3,
       shouldUseMultipart: (file) => (file.size ?? 0) >= MULTIPART_THRESHOLD,
-      getChunkSize: () => S3_PART_BYTES,
+      getChunkSize: () => PART_SIZE,
       generateObjectKey: (file) => file.id,
       signRequest: easelSignRequest(tickets, (id) => {
         const file = uppy.getFile(id);

@@ -1,6 +1,7 @@
 import type { AwsS3Options } from "@uppy/aws-s3";
 import type { Body, Meta } from "@uppy/core/utils";
-import { S3_PART_BYTES, type TicketFile, type UploadTickets } from "./tickets";
+import { PART_SIZE } from "../../storage/limits";
+import type { TicketFile, UploadTickets } from "./tickets";
 
 // The package exports its options, not the request types of the hook; derive them from the option.
 type SignRequestFn = Extract<AwsS3Options<Meta, Body>, { signRequest: unknown }>["signRequest"];
@@ -35,7 +36,7 @@ export function easelSignRequest(tickets: UploadTickets, fileOf: (id: string) =>
       }
       if (req.method === "POST") {
         if (!ticket.multipart_upload_id || !ticket.part_urls) throw new Error("The server prepared a single-part upload for this size");
-        if (ticket.part_size !== S3_PART_BYTES) throw new Error(`Unexpected part size ${ticket.part_size}`);
+        if (ticket.part_size !== PART_SIZE) throw new Error(`Unexpected part size ${ticket.part_size}`);
         const id = escapeXml(ticket.multipart_upload_id);
         return { url: xmlAnswer(`<InitiateMultipartUploadResult><Key>${escapeXml(key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`) };
       }

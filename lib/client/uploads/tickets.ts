@@ -8,10 +8,6 @@ export type UploadTarget =
 
 export type TicketFile = { id: string; name?: string; type?: string; size: number | null };
 
-/** The contract's numbers for s3 workspaces: multipart from 5 MiB on, 8 MiB parts (contract §4). */
-export const MULTIPART_THRESHOLD = 5 * 1024 * 1024;
-export const S3_PART_BYTES = 8 * 1024 * 1024;
-
 export const mediaTypeOf = (file: TicketFile) => file.type || "application/octet-stream";
 
 /**
