@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assets, type StorageKind } from "../db/schema";
-import { storageForJob } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeErrorCode } from "./errors";
 import { streamBelongsTo } from "./keys";
 import { isLive, readLease, writeLease } from "./lease";
@@ -34,7 +34,7 @@ export async function claimEncode(deps: Deps, input: { assetId: number; runId: s
     await markFailed(deps, asset.id, asset.storageKey, refusal);
     return { kind: "done", reason: refusal };
   }
-  const storage = storageForJob(deps, workspace);
+  const storage = workspaceStorage(deps, workspace);
   const lease = await readLease(storage, asset.storageKey);
   if (!input.takeOver && isLive(lease, input.runId, deps.clock())) return { kind: "wait", holder: lease.runId };
   await writeLease(storage, asset.storageKey, input.runId, deps.clock);

@@ -1,7 +1,7 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { assets } from "../db/schema";
-import { storageForJob } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeErrorCode } from "./errors";
 import type { Rung } from "./ladder";
 import { encodeDir } from "./keys";
@@ -29,7 +29,7 @@ export async function failEncode(
 ): Promise<{ status: "failed"; code: EncodeErrorCode }> {
   log().error({ component: "encode", asset_id: input.assetId, code: input.code, detail: input.detail }, "video encode failed; the asset's encode_status is failed");
   // Outputs first: once the asset reads `failed`, nothing of this run is left behind.
-  const storage = storageForJob(deps, { storageKind: input.storageKind });
+  const storage = workspaceStorage(deps, { storageKind: input.storageKind });
   await deleteEncodeOutputs(storage, encodeDir(input.storageKey, input.runId), input.rungs.map((r) => r.name)).catch((err: unknown) => {
     // The failure is still recorded below; the run's unpublished files stay behind as orphans nothing links to.
     log().warn({ component: "encode", asset_id: input.assetId, run_id: input.runId, err }, "could not delete a failed encode's outputs; they stay in storage unreferenced");
@@ -47,7 +47,7 @@ export async function failEncode(
 export async function failAbandonedRun(deps: Deps, input: { assetId: number; runId: string }): Promise<{ marked: boolean }> {
   const row = await loadAssetAndWorkspace(deps.db, input.assetId);
   if (!row) return { marked: false };
-  const storage = storageForJob(deps, row.workspace);
+  const storage = workspaceStorage(deps, row.workspace);
   const lease = await readLease(storage, row.asset.storageKey);
   if (lease?.runId !== input.runId) return { marked: false };
   await markFailed(deps, row.asset.id, row.asset.storageKey, "encode_failed");

@@ -6,7 +6,7 @@ import { jobMediaBaseUrl } from "../http/base-url";
 import { transactionWithEvents } from "../jobs/outbox";
 import { mediaLinker } from "../media/links";
 import { getSecret } from "../secrets";
-import { storageForJob } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeOwner } from "./claim";
 import type { Rung } from "./ladder";
 import { encodeDir, hlsContentType, masterKeyOf } from "./keys";
@@ -34,7 +34,7 @@ export type PublishResult = { status: "published" | "superseded"; streamKey: str
  * with that first update, so none is sent twice.
  */
 export async function publishEncode(deps: Deps, owner: EncodeOwner, runId: string, rungs: Rung[], variants: Variant[]): Promise<PublishResult> {
-  const storage = storageForJob(deps, owner);
+  const storage = workspaceStorage(deps, owner);
   const dir = encodeDir(owner.storageKey, runId);
   const streamKey = masterKeyOf(dir);
   await storage.write(streamKey, Buffer.from(masterPlaylist(variants, startVariant(rungs))), hlsContentType(streamKey));

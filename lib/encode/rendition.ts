@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Deps } from "../deps";
-import { storageForJob } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeOwner } from "./claim";
 import { EncodeFailure } from "./errors";
 import { renditionArgs, renditionTimeoutMs } from "./ffmpeg-args";
@@ -19,7 +19,7 @@ export type EncodePlan = { source: SourceInfo; rungs: Rung[] };
 
 /** The probe step: the source's streams and size, and the ladder they call for. */
 export async function planEncode(deps: Deps, owner: EncodeOwner, runId: string): Promise<EncodePlan> {
-  const storage = storageForJob(deps, owner);
+  const storage = workspaceStorage(deps, owner);
   return whileLeased(storage, owner.storageKey, runId, deps.clock, async () => {
     const source = await probeSource(await sourceFile(storage, owner.storageKey, runId));
     return { source, rungs: planLadder(source) };
@@ -33,7 +33,7 @@ export async function planEncode(deps: Deps, owner: EncodeOwner, runId: string):
  * ffmpeg failure is retried with the step; a run cut short re-encodes only this rung.
  */
 export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: string, plan: EncodePlan, rung: Rung): Promise<Variant> {
-  const storage = storageForJob(deps, owner);
+  const storage = workspaceStorage(deps, owner);
   const { source } = plan;
   return whileLeased(storage, owner.storageKey, runId, deps.clock, async () => {
     const input = await sourceFile(storage, owner.storageKey, runId);

@@ -7,7 +7,7 @@ import { DomainError } from "../errors";
 import { validationError } from "../http/parse";
 import { linkerFor } from "../media/linker-for";
 import type { MediaLinker } from "../media/links";
-import { storageForRequest } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import { workspaceForPrincipal } from "../workspaces/get-workspace";
 import { toolError, toolResult } from "./errors";
 import { TOOLS } from "./tools";
@@ -41,7 +41,7 @@ function toolContext(ctx: McpContext): ToolContext {
     ...ctx,
     workspace: (slug) => workspaceForPrincipal(ctx.deps.db, slug, ctx.principal),
     link: () => (linker ??= linkerFor(ctx.req, ctx.deps)),
-    storage: (workspace) => storageForRequest(ctx.req, ctx.deps, workspace),
+    storage: (workspace) => workspaceStorage(ctx.deps, workspace, ctx.req),
   };
 }
 

@@ -6,7 +6,7 @@ import { queueEncodeAfterProcessing } from "../encode/request-encode";
 import { assets, workspaces } from "../db/schema";
 import { inngest } from "../jobs/client";
 import { assetProcessingRequested } from "../jobs/events";
-import { storageForJob } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import { processAsset } from "./process-asset";
 import { log } from "../log/logger.mjs";
 
@@ -26,7 +26,7 @@ export const processAssetJob = inngest.createFunction(
         .innerJoin(workspaces, eq(workspaces.id, assets.workspaceId))
         .where(eq(assets.id, event.data.assetId));
       if (!row) return { status: "gone" as const };
-      return processAsset(deps, storageForJob(deps, row), event.data.assetId);
+      return processAsset(deps, workspaceStorage(deps, row), event.data.assetId);
     });
     // Only with an embeddings service configured; whatever happens in it, processing has succeeded.
     const embeddings = embeddingsConfig();

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
 import { errorResponse, toErrorResponse } from "../http/envelope";
 import { storedBytesHeaders } from "../http/stored-bytes";
-import { storageForJob } from "../uploads/storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 import { authorizeMedia } from "./authorize-media";
 import { parseMediaPath, resolveMedia } from "./resolve-media";
 import { serveBytes } from "./serve-bytes";
@@ -22,7 +22,7 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
       return errorResponse("asset_not_found", "No such media for this asset");
     }
     if (!(await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
-    const storage = storageForJob(deps, target.workspace);
+    const storage = workspaceStorage(deps, target.workspace);
     const cacheControl = target.stream ? streamCacheControl(target.stream) : "private, max-age=60";
     // Media links are capability URLs: the signature or board token in the URL is the whole
     // authorisation and no cookie is ever read, so letting any origin read the answer (players and

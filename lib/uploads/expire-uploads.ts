@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
 import { log } from "../log/logger.mjs";
 import { expireSession, listExpiredSessions } from "./session";
-import { storageForJob } from "./storage-for-request";
+import { workspaceStorage } from "../storage/workspace-storage";
 
 export type ExpireResult = { expired: number; objectsDeleted: number; failures: number };
 
@@ -15,7 +15,7 @@ export async function expireUploads(deps: Deps, limit = 500): Promise<ExpireResu
   const stale = await listExpiredSessions(deps.db, now, limit);
   const result: ExpireResult = { expired: 0, objectsDeleted: 0, failures: 0 };
   for (const { session, storageKind } of stale) {
-    const storage = storageForJob(deps, { storageKind });
+    const storage = workspaceStorage(deps, { storageKind });
     try {
       if (session.multipartUploadId) await storage.abortMultipart({ key: session.storageKey, uploadId: session.multipartUploadId });
       if (await storage.head(session.storageKey)) {

@@ -18,7 +18,7 @@ import { listen, type RunningServer } from "../../lib/objectstore/testing/node-s
 import { storageFor } from "../../lib/storage";
 import { embeddedGcsSigner, signGcsUrl } from "../../lib/storage/gcs/signer";
 import { embeddedS3Settings, makeS3Client } from "../../lib/storage/s3/config";
-import { storageForJob } from "../../lib/uploads/storage-for-request";
+import { workspaceStorage } from "../../lib/storage/workspace-storage";
 import { call } from "../helpers/call-route";
 import { testDb } from "../helpers/db";
 import { testClock } from "../helpers/deps";
@@ -112,7 +112,7 @@ async function getAsset(kind: Kind, token: string) {
 
 async function processed(kind: Kind, assetToken: string) {
   const [row] = await deps.db.select().from(assets).where(eq(assets.token, assetToken));
-  expect((await processAsset(deps, storageForJob(deps, ws[kind]), row.id)).status).toBe("processed");
+  expect((await processAsset(deps, workspaceStorage(deps, ws[kind]), row.id)).status).toBe("processed");
   return getAsset(kind, assetToken);
 }
 
@@ -239,7 +239,7 @@ describe("HLS files", () => {
     const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#123456" } }).png().toBuffer();
     const { asset } = await upload("s3", { name: "clip", type: "image/png", bytes: png });
     // A published stream, written where an encode writes one (the encode itself is tested in tests/video).
-    const storage = storageForJob(deps, ws.s3);
+    const storage = workspaceStorage(deps, ws.s3);
     const dir = `${asset.primary_storage_id}.hls/run1`;
     await storage.write(`${dir}/master.m3u8`, Buffer.from("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\n360p/index.m3u8\n"), "application/vnd.apple.mpegurl");
     await storage.write(`${dir}/360p/index.m3u8`, Buffer.from("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:4,\nseg_00000.m4s\n#EXT-X-ENDLIST\n"), "application/vnd.apple.mpegurl");

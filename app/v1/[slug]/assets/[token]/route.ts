@@ -7,7 +7,7 @@ import { parseIfMatch, parseJson } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
-import { storageForRequest } from "@/lib/uploads/storage-for-request";
+import { workspaceStorage } from "@/lib/storage/workspace-storage";
 import { PatchAssetBody, VERSION_FIELD_CODES } from "./schema";
 
 // GET /v1/:slug/assets/:token — the asset, starting a video's encode on plans that encode on first read
@@ -25,13 +25,13 @@ const update = withApi({ scope: "write" }, async ({ req, params, deps, workspace
     createVersion: a.create_version, signedStorageId: a.signed_storage_id, mediaType: a.media_type, comment: a.comment,
     versionNumber: a.version_number, title: a.title, description: a.description, text: a.text, tags: a.tags, fields: a.fields,
   };
-  const result = await patchAsset(deps, storageForRequest(req, deps, workspace), { workspace, principal, token: params.token, ifMatch, body });
+  const result = await patchAsset(deps, workspaceStorage(deps, workspace, req), { workspace, principal, token: params.token, ifMatch, body });
   return json({ data: await presentAsset(deps.db, result.asset, await linkerFor(req, deps)), head_version_number: result.headVersionNumber });
 });
 
 // DELETE /v1/:slug/assets/:token — delete the asset and its history (204)
 const remove = withApi({ scope: "write" }, async ({ req, params, deps, workspace }) => {
-  await deleteAsset(deps, storageForRequest(req, deps, workspace), { workspace, token: params.token });
+  await deleteAsset(deps, workspaceStorage(deps, workspace, req), { workspace, token: params.token });
   return new Response(null, { status: 204 });
 });
 

@@ -3,13 +3,13 @@ import { parseJson } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { prepareUpload } from "@/lib/uploads/prepare-upload";
-import { storageForRequest } from "@/lib/uploads/storage-for-request";
+import { workspaceStorage } from "@/lib/storage/workspace-storage";
 import { PrepareBody } from "./schema";
 
 // POST /v1/:slug/assets/upload_prepare — reserve an upload and presign where the bytes go
 const prepare = withApi({ scope: "write" }, async ({ req, deps, workspace }) => {
   const { asset } = await parseJson(req, PrepareBody);
-  const storage = storageForRequest(req, deps, workspace);
+  const storage = workspaceStorage(deps, workspace, req);
   const input = { title: asset.title, mediaType: asset.media_type, size: asset.size, collectionToken: asset.collection_token, md5: asset.md5 };
   return json({ data: await prepareUpload(deps, storage, { workspace, asset: input }) });
 });
