@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { expect, test as setup } from "@playwright/test";
-import { makeFixtures } from "./support/files";
 import { ADMIN, WORKSPACES, baseURL, dataDir, writeSeed, type Seed } from "./support/env";
+import { makeFixtures } from "./support/files";
 
 /** `npm run easel -- …` against the server's data dir (the CLI talks to it over its socket); the last line of stdout. */
 function easel(...args: string[]): string {

@@ -1,10 +1,10 @@
 import { serverDb } from "./db";
 import { env } from "./env";
 import { jobsMode } from "./jobs/mode";
-import { checkMediaTools } from "./media/ffmpeg";
 import { markExecutorRunning } from "./jobs/readiness";
-import { onShutdown } from "./server/shutdown";
 import { log } from "./log/logger.mjs";
+import { checkMediaTools } from "./media/ffmpeg";
+import { onShutdown } from "./server/shutdown";
 
 /**
  * Server start-up: open the database (applying migrations; on the embedded default this also takes

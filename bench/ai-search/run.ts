@@ -18,12 +18,12 @@ import postgres from "postgres";
 import type { Db } from "../../lib/db";
 import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
 import * as schema from "../../lib/db/schema";
+import type { Deps } from "../../lib/deps";
 import { packVector } from "../../lib/embeddings/vector";
 import { resetEnvCache } from "../../lib/env";
 import { mediaLinker } from "../../lib/media/links";
 import { aiSearch } from "../../lib/search/ai/ai-search";
 import { createWorkspace } from "../../lib/workspaces/manage-workspaces";
-import type { Deps } from "../../lib/deps";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);

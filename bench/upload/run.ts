@@ -25,10 +25,10 @@ import os from "node:os";
 import path from "node:path";
 import { CompleteMultipartUploadCommand } from "@aws-sdk/client-s3";
 import { systemClock } from "../../lib/clock";
+import { S3RVER_CREDENTIALS } from "../../lib/objectstore/testing/s3rver";
 import { makeS3Client } from "../../lib/storage/s3/config";
 import { createS3Driver, ensureBucket } from "../../lib/storage/s3/driver";
 import type { StorageDriver } from "../../lib/storage/types";
-import { S3RVER_CREDENTIALS } from "../../lib/objectstore/testing/s3rver";
 import { api, builtAppDir, cli, freePort, startNode, stopNode, waitFor200, type EaselNode } from "../scale/cluster";
 
 const args = parseArgs(process.argv.slice(2));

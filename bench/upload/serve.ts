@@ -6,10 +6,10 @@
  *   node --import tsx bench/upload/serve.ts embedded <dir> <accessKeyId> <secretAccessKey>
  *   node --import tsx bench/upload/serve.ts s3rver <dir>
  */
-import { layout } from "../../lib/objectstore/disk/layout";
-import { handleS3Request } from "../../lib/objectstore/s3/handler";
-import { S3_MOUNT_PATH } from "../../lib/objectstore/mounts";
 import { systemClock } from "../../lib/clock";
+import { layout } from "../../lib/objectstore/disk/layout";
+import { S3_MOUNT_PATH } from "../../lib/objectstore/mounts";
+import { handleS3Request } from "../../lib/objectstore/s3/handler";
 import { listen } from "../../lib/objectstore/testing/node-server";
 import { startS3rver } from "../../lib/objectstore/testing/s3rver";
 

@@ -1,6 +1,6 @@
-import { expect, test } from "../support/page-test";
 import { apiClient } from "../support/api";
 import { baseURL, seed } from "../support/env";
+import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
 

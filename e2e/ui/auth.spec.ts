@@ -1,5 +1,5 @@
-import { expect, test } from "../support/page-test";
 import { ADMIN } from "../support/env";
+import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
 test.use({ storageState: { cookies: [], origins: [] } });

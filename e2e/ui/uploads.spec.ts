@@ -2,9 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page, Request } from "@playwright/test";
-import { expect, test } from "../support/page-test";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
+import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
 const md5 = (file: string) => crypto.createHash("md5").update(fs.readFileSync(file)).digest("hex");

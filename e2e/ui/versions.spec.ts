@@ -1,6 +1,6 @@
-import { expect, test } from "../support/page-test";
 import { apiClient, setServerClock } from "../support/api";
 import { seed } from "../support/env";
+import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
 

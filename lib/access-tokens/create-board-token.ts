@@ -1,6 +1,6 @@
 import { findBoard } from "../boards";
-import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import type { BoardAccessTokenJson } from "../openapi/schemas/access-tokens";
 import { getSecret } from "../secrets";

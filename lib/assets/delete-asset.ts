@@ -1,13 +1,13 @@
 import { eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { assetBoards, assets, assetVersions, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { leaseKey } from "../encode/keys";
 import { deleteStream } from "../encode/outputs";
 import { transactionWithEvents } from "../jobs/outbox";
+import { log } from "../log/logger.mjs";
 import type { StorageDriver } from "../storage/types";
 import { stageAssetChanged } from "./events";
 import { getAssetOrThrow } from "./get-asset";
-import { log } from "../log/logger.mjs";
 
 /**
  * Deletes an asset with its versions and board memberships, then its stored objects. The

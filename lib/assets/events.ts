@@ -1,6 +1,6 @@
 import type { Clock } from "../clock";
-import type { Deps } from "../deps";
 import type { Asset } from "../db/schema";
+import type { Deps } from "../deps";
 import { assetChanged, assetProcessingRequested } from "../jobs/events";
 import { storeAndHandOff, type StageEvent } from "../jobs/outbox";
 import type { Changes } from "./changes";

@@ -2,10 +2,10 @@ import { and, count, desc, eq, exists, sql, type SQL } from "drizzle-orm";
 import { boardRowInScope, type BoardScope } from "../boards/scope";
 import type { DbOrTx } from "../db";
 import { prepared } from "../db/prepared";
-import type { Deps } from "../deps";
 import { assetBoards, assets, boards, type Workspace } from "../db/schema";
-import type { MediaLinker } from "../media/links";
+import type { Deps } from "../deps";
 import { offsetOf, pagy, type Page } from "../http/pagination";
+import type { MediaLinker } from "../media/links";
 import { boardTokensByAsset } from "./board-tokens";
 import { toAssetJson } from "./present";
 

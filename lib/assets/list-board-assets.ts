@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/principal";
 import { getBoardOrThrow, subtreeScope, visibleScope } from "../boards";
-import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import type { Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
 import { listAssets } from "./list-assets";

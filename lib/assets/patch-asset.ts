@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/principal";
-import type { Deps } from "../deps";
 import type { Tx } from "../db";
 import type { Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { eventsOf, type StageEvent } from "../jobs/outbox";
 import type { StorageDriver } from "../storage/types";

@@ -1,7 +1,7 @@
 import type { Asset } from "../db/schema";
 import type { MediaLinker } from "../media/links";
-import { encodeErrorJson } from "./encode-error";
 import type { AssetJson, ThumbnailJson } from "../openapi/schemas/assets";
+import { encodeErrorJson } from "./encode-error";
 
 /** The wire shapes are the response schemas' (lib/openapi/schemas), so the reference cannot drift from these. */
 export type { AssetJson, ThumbnailJson };

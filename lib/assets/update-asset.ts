@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import type { DbOrTx, Tx } from "../db";
 import { assets, type Asset, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { diffFields, hasChanges, type Changes } from "./changes";
 import { getAssetOrThrow } from "./get-asset";
 

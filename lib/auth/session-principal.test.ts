@@ -1,15 +1,15 @@
+import { eq } from "drizzle-orm";
 import { encode } from "next-auth/jwt";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as accessTokensRoute from "../../app/v1/[slug]/access_tokens/route";
 import * as boardsRoute from "../../app/v1/[slug]/boards/route";
-import type { Workspace } from "../db/schema";
-import { users } from "../db/schema";
-import { eq } from "drizzle-orm";
 import { call } from "../../tests/helpers/call-route";
 import { useTestDeps } from "../../tests/helpers/deps";
 import { newApiToken, newWorkspace } from "../../tests/helpers/factories";
-import { createAdminUser } from "./users";
+import type { Workspace } from "../db/schema";
+import { users } from "../db/schema";
 import { authSecret, isSameOriginRequest } from "./session-principal";
+import { createAdminUser } from "./users";
 
 const COOKIE = "authjs.session-token";
 let deps: Awaited<ReturnType<typeof useTestDeps>>;

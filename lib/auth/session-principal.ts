@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { getToken } from "next-auth/jwt";
 import type { Db } from "../db";
-import type { Deps } from "../deps";
 import { users } from "../db/schema";
+import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { publicBaseUrl } from "../http/base-url";
 import { getSecret } from "../secrets";

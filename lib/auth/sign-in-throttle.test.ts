@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { inArray, like } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testClock } from "../../tests/helpers/deps";
 import { testDb } from "../../tests/helpers/db";
+import { testClock } from "../../tests/helpers/deps";
 import { uniq } from "../../tests/helpers/factories";
 import type { Db } from "../db";
 import { signInFailures } from "../db/schema";

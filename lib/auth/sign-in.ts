@@ -1,10 +1,10 @@
 import pLimit, { type LimitFunction } from "p-limit";
-import type { Deps } from "../deps";
 import type { User } from "../db/schema";
+import type { Deps } from "../deps";
+import { log } from "../log/logger.mjs";
 import { HASHING_CONCURRENCY, hashPassword, MalformedPasswordHashError, verifyAgainstNoUser, verifyPassword, type PasswordCheck } from "./passwords";
 import { openSignInAttempt, signInSubjects } from "./sign-in-throttle";
 import { findUserByEmail, normalizeEmail, replacePasswordHash } from "./users";
-import { log } from "../log/logger.mjs";
 
 export type SignInInput = { email: string; password: string; clientAddress: string };
 

@@ -1,6 +1,5 @@
 import type net from "node:net";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream";
+import { Readable, pipeline } from "node:stream";
 import type { BackupSummary } from "./format";
 import { FRAME, FrameDecoder, type Frame } from "./frames";
 import type { PackProgress } from "./pack-archive";

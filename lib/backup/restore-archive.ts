@@ -4,10 +4,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import tar from "tar-stream";
-import { decompressor } from "./compression";
-import { checkEntryName, checkRecord, RestoreError } from "./check-entry";
-import { compressionOf, FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, TRAILER_ENTRY, type Manifest, type Trailer } from "./format";
 import type { ObjectRecord } from "../objectstore/disk/objects";
+import { checkEntryName, checkRecord, RestoreError } from "./check-entry";
+import { decompressor } from "./compression";
+import { compressionOf, FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, TRAILER_ENTRY, type Manifest, type Trailer } from "./format";
 
 export { RestoreError } from "./check-entry";
 

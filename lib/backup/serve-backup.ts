@@ -3,11 +3,11 @@ import fs from "node:fs/promises";
 import type net from "node:net";
 import path from "node:path";
 import { registerControl, type OwnerContext } from "../db/embedded/control";
+import { log } from "../log/logger.mjs";
 import { releaseStaleHolds } from "../objectstore/disk/holds";
 import { encodeFrame, FRAME, frameHead } from "./frames";
 import { runBackup, type RunningBackup } from "./run-backup";
 import { STAGING_PREFIX } from "./snapshot-database";
-import { log } from "../log/logger.mjs";
 
 const PROGRESS_EVERY_MS = 500;
 

@@ -1,9 +1,9 @@
-import type { Deps } from "../deps";
 import { boards, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newToken } from "../tokens";
-import { findBoard } from "./queries";
 import { toBoardJson, type BoardJson } from "./present";
+import { findBoard } from "./queries";
 import { lockTree, placeUnder } from "./tree";
 
 /**

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Principal } from "../auth/principal";
-import type { Deps } from "../deps";
 import { boards, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { offsetOf, pagy, type Page } from "../http/pagination";
-import { toBoardJson } from "./present";
 import { getBoardOrThrow } from "./get-board-or-throw";
+import { toBoardJson } from "./present";
 import { findBoard, selectBoards } from "./queries";
 
 async function page(deps: Deps, where: SQL | undefined, p: Page) {

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { boards, type BoardState, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { toBoardJson, type BoardJson } from "./present";
 import { findBoard } from "./queries";

@@ -1,9 +1,9 @@
 import "./log-to-stderr";
 import { env } from "../env";
 import { DomainError } from "../errors";
+import { readableErrorMessage } from "../log/logger.mjs";
 import { STANDALONE_COMMANDS } from "./backup-commands";
 import { printErr, printOut } from "./io";
-import { readableErrorMessage } from "../log/logger.mjs";
 
 /**
  * `npm run easel -- <command>`: the admin CLI. It reads the same environment as the server

@@ -6,11 +6,11 @@
  */
 import type { AiSearchPage as AiSearchPageJson, AssetJson, AssetWriteJson, ThumbnailJson } from "../openapi/schemas/assets";
 import type { BoardJson } from "../openapi/schemas/boards";
-import type { WorkspaceJson } from "../workspaces/present";
 import type { PagyJson } from "../openapi/schemas/common";
 import type { PreparedUploadJson } from "../openapi/schemas/uploads";
 import type { VersionJson, VersionListJson } from "../openapi/schemas/versions";
 import type { CreatedTriggerJson, DeliveryJson, ResendJson, TriggerJson } from "../openapi/schemas/webhooks";
+import type { WorkspaceJson } from "../workspaces/present";
 
 export type Pagy = PagyJson;
 export type Page<T> = { data: T[]; pagy: Pagy };

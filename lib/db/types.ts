@@ -1,6 +1,5 @@
-import type { SQL } from "drizzle-orm";
+import type { SQL, ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type * as schema from "./schema";
 
 export type Schema = typeof schema;

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeVector, startEmbeddingsServer, type FakeEmbeddings } from "../../tests/helpers/embeddings-server";
 import { embed, EmbeddingsError, MAX_INPUT_CHARS } from "./client";
-import { unitVector } from "./vector";
 import type { EmbeddingsConfig } from "./config";
+import { unitVector } from "./vector";
 
 let fake: FakeEmbeddings;
 let config: EmbeddingsConfig;

@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { assetEmbeddings, assets } from "../db/schema";
+import type { Deps } from "../deps";
+import { log } from "../log/logger.mjs";
+import { embeddingText, sourceHash } from "./asset-text";
 import { embed, EmbeddingsError } from "./client";
 import type { EmbeddingsConfig } from "./config";
-import { embeddingText, sourceHash } from "./asset-text";
 import { packVector } from "./vector";
-import { log } from "../log/logger.mjs";
 
 export type EmbedResult = { status: "embedded" | "unchanged" | "gone" } | { status: "failed"; reason: string };
 

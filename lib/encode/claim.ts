@@ -1,14 +1,14 @@
 import { and, eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { assets, type StorageKind } from "../db/schema";
+import type { Deps } from "../deps";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeErrorCode } from "./errors";
+import { markFailed } from "./fail";
 import { streamBelongsTo } from "./keys";
 import { isLive, readLease, writeLease } from "./lease";
 import { loadAssetAndWorkspace } from "./load";
-import { markFailed } from "./fail";
-import { isVideoAsset } from "./status";
 import { sweepWorkDirs } from "./source-file";
+import { isVideoAsset } from "./status";
 
 /** What the run encodes: the head's bytes at claim time (later steps never look at a newer head). */
 export type EncodeOwner = { kind: "owner"; assetId: number; storageKey: string; storageKind: StorageKind };

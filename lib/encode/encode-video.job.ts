@@ -5,9 +5,9 @@ import { encodeVideoRequested } from "../jobs/events";
 import { claimEncode, type Claim } from "./claim";
 import { EncodeFailure, encodeErrorCode } from "./errors";
 import { failAbandonedRun, failEncode } from "./fail";
+import type { Variant } from "./playlists";
 import { publishEncode } from "./publish";
 import { encodeRendition, planEncode, type EncodePlan } from "./rendition";
-import type { Variant } from "./playlists";
 
 /** Waits of a run whose asset another live run is encoding: 15 s doubling to 5 min, at most ~16 h in all. */
 const waitSeconds = (i: number) => Math.min(300, 15 * 2 ** Math.min(i - 1, 5));

@@ -1,15 +1,15 @@
 import { and, eq, ne } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { assets } from "../db/schema";
+import type { Deps } from "../deps";
+import { log } from "../log/logger.mjs";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeErrorCode } from "./errors";
-import type { Rung } from "./ladder";
 import { encodeDir } from "./keys";
+import type { Rung } from "./ladder";
 import { readLease, releaseLease } from "./lease";
 import { loadAssetAndWorkspace } from "./load";
 import { deleteEncodeOutputs } from "./outputs";
 import { removeWorkDir } from "./source-file";
-import { log } from "../log/logger.mjs";
 
 /** `encode_status: failed` with its code, unless the bytes changed meanwhile or a stream was published. */
 export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode): Promise<void> {

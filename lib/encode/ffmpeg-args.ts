@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { Rung } from "./ladder";
 import { INIT_NAME, PLAYLIST_NAME, SEGMENT_PATTERN } from "./keys";
+import type { Rung } from "./ladder";
 import type { SourceInfo } from "./probe-source";
 
 /** Segment length (seconds); every rendition has a keyframe exactly on each multiple of it. */

@@ -1,8 +1,8 @@
+import { log } from "../log/logger.mjs";
 import type { StorageDriver } from "../storage/types";
 import { INIT_NAME, PLAYLIST_NAME, leaseKey, masterKeyOf, segmentName, streamDirOf } from "./keys";
 import { STANDARD_RUNGS } from "./ladder";
 import { readLease } from "./lease";
-import { log } from "../log/logger.mjs";
 
 /** Runs `work` over `items`, at most `limit` at a time (uploads to remote storage overlap). */
 export async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

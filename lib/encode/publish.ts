@@ -1,15 +1,15 @@
 import { and, eq, isNull, ne, or } from "drizzle-orm";
 import { stageAssetChanged } from "../assets/events";
-import type { Deps } from "../deps";
 import { assets } from "../db/schema";
+import type { Deps } from "../deps";
 import { jobMediaBaseUrl } from "../http/base-url";
 import { transactionWithEvents } from "../jobs/outbox";
 import { mediaLinker } from "../media/links";
 import { getSecret } from "../secrets";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeOwner } from "./claim";
-import type { Rung } from "./ladder";
 import { encodeDir, hlsContentType, masterKeyOf } from "./keys";
+import type { Rung } from "./ladder";
 import { releaseLease } from "./lease";
 import { loadAssetAndWorkspace } from "./load";
 import { deleteEncodeOutputs } from "./outputs";

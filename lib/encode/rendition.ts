@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Deps } from "../deps";
+import { log } from "../log/logger.mjs";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeOwner } from "./claim";
 import { EncodeFailure } from "./errors";
@@ -13,7 +14,6 @@ import { avcCodecOf, bitRates, parseMediaPlaylist, type Variant } from "./playli
 import { probeSource, type SourceInfo } from "./probe-source";
 import { runFfmpeg } from "./run-ffmpeg";
 import { sourceFile, workDir } from "./source-file";
-import { log } from "../log/logger.mjs";
 
 export type EncodePlan = { source: SourceInfo; rungs: Rung[] };
 

@@ -1,5 +1,5 @@
-import type { Deps } from "../deps";
 import type { Asset, Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { encodesOnUpload } from "../versions/plans";
 import { loadAssetAndWorkspace } from "./load";
 import { isVideoAsset, queueEncode } from "./status";

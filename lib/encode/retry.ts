@@ -1,6 +1,6 @@
 import { getAssetOrThrow } from "../assets/get-asset";
-import type { Deps } from "../deps";
 import type { Asset, Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { encodeFinished, isVideoAsset, queueEncode } from "./status";
 

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { binaries } from "../media/ffmpeg";
 import { log } from "../log/logger.mjs";
+import { binaries } from "../media/ffmpeg";
 
 /**
  * Runs one ffmpeg encode, its pid kept in `pidFile` while it runs. A worker killed with -9 leaves

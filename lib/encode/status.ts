@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Deps } from "../deps";
 import type { DbOrTx } from "../db";
 import { assets, type Asset, type EncodeStatus } from "../db/schema";
+import type { Deps } from "../deps";
 import { encodeVideoRequested } from "../jobs/events";
 import { transactionWithEvents } from "../jobs/outbox";
 import { isVideo } from "../media/sniff";

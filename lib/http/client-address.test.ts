@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvCache } from "../env";
 import { CLIENT_ADDRESS_HEADER, createEaselServer } from "../server/http-server.mjs";
 import { answerWith } from "../server/node-bridge";
-import { resetEnvCache } from "../env";
 import { clientAddress, UNKNOWN_CLIENT_ADDRESS } from "./client-address";
 import { clientAddress as rateLimitClientAddress } from "./rate-limit";
 

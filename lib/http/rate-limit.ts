@@ -11,9 +11,9 @@
  *   for BREAKER_MS: a request is never refused or failed by the limiter alone, and a node keeps
  *   limiting on its own meanwhile (the deployment-wide sum is then at most nodes × limit).
  */
+import { isSingleSession, type DbOrTx } from "../db/types";
 import { databaseErrorCode } from "../db/unavailable";
 import { getDeps } from "../deps";
-import { isSingleSession, type DbOrTx } from "../db/types";
 import { log } from "../log/logger.mjs";
 import { clientAddress } from "./client-address";
 import { consumeShared, sweepDue, sweepRateWindows, WINDOW_SECONDS } from "./rate-limit-store";

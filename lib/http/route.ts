@@ -1,8 +1,8 @@
+import { env } from "../env";
 import { DomainError } from "../errors";
 import { withCors, preflight } from "./cors";
 import { toErrorResponse } from "./envelope";
 import { countClientRequest, rateHeaders } from "./rate-limit";
-import { env } from "../env";
 import type { RouteContext } from "./with-api";
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

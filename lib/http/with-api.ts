@@ -4,12 +4,12 @@ import type { Scope, Workspace } from "../db/schema";
 import { getDeps, type Deps } from "../deps";
 import { env } from "../env";
 import { DomainError, type ErrorCode } from "../errors";
+import { workspaceForPrincipal } from "../workspaces/get-workspace";
 import { withCors } from "./cors";
 import { toErrorResponse } from "./envelope";
 import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
 import { readBodyText } from "./parse";
 import { clientAddress, countRequest, rateHeaders, type RateState } from "./rate-limit";
-import { workspaceForPrincipal } from "../workspaces/get-workspace";
 
 export type RouteContext = { params: Promise<Record<string, string | string[]>> };
 

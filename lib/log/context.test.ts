@@ -13,7 +13,7 @@ describe("log context", () => {
     });
     logger.info("outside");
     const lines = chunks.join("").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-    expect(lines.map(({ time, level, ...rest }) => rest)).toEqual([
+    expect(lines.map(({ time: _time, level: _level, ...rest }) => rest)).toEqual([
       { request_id: "r-1", asset_id: 7, msg: "first" },
       { request_id: "r-1", msg: "second" },
       { request_id: "r-1", run_id: "run-9", function: "process-asset", msg: "nested" },

@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
-import { getDeps } from "../deps";
-import { embedAsset } from "../embeddings/embed-asset";
-import { embeddingsConfig } from "../embeddings/config";
-import { queueEncodeAfterProcessing } from "../encode/request-encode";
 import { assets, workspaces } from "../db/schema";
+import { getDeps } from "../deps";
+import { embeddingsConfig } from "../embeddings/config";
+import { embedAsset } from "../embeddings/embed-asset";
+import { queueEncodeAfterProcessing } from "../encode/request-encode";
 import { inngest } from "../jobs/client";
 import { assetProcessingRequested } from "../jobs/events";
+import { log } from "../log/logger.mjs";
 import { workspaceStorage } from "../storage/workspace-storage";
 import { processAsset } from "./process-asset";
-import { log } from "../log/logger.mjs";
 
 /**
  * After upload_complete or a version write with new bytes: sniff, probe, thumbnails, the asset's

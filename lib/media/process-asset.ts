@@ -4,14 +4,14 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { and, eq } from "drizzle-orm";
-import type { Deps } from "../deps";
 import { assets, type MediaInfo, type Thumbnail } from "../db/schema";
-import type { StorageDriver } from "../storage/types";
+import type { Deps } from "../deps";
 import { log } from "../log/logger.mjs";
+import type { StorageDriver } from "../storage/types";
+import { dominantColors } from "./colors";
 import { binaries, probe, run } from "./ffmpeg";
 import { MediaToolError } from "./media-tools";
 import { isAudio, isImage, isVideo, sniffMediaType } from "./sniff";
-import { dominantColors } from "./colors";
 import { imageSize, imageSource, renderThumbnails, type ImageSource } from "./thumbnails";
 
 export type ProcessResult = { status: "processed" | "gone" | "superseded"; mediaType?: string; isVideo?: boolean };

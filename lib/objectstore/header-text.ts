@@ -6,7 +6,7 @@
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export function headerText(value: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   if (!/[^\x00-\x7f]/.test(value)) return value;
   const bytes = Buffer.from(value, "latin1");
   try {
@@ -22,7 +22,7 @@ export function headerText(value: string): string {
  * by every HTTP stack.
  */
 export function mailSafe(value: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   if (!/[^\x00-\x7f]/.test(value)) return value;
   return `=?UTF-8?B?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }

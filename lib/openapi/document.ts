@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import { DEFAULT_RETRY_SCHEDULE } from "../webhooks/retry-schedule";
 import { ERROR_MEANINGS } from "./errors";
-import { toJsonSchema, type Components, type JsonSchema } from "./json-schema";
+import { toJsonSchema, type Components } from "./json-schema";
 import { errorCodesOf, OPERATIONS, type Operation, type Tag } from "./operations";
 import { ErrorEnvelope } from "./schemas/common";
 import { AddedAssetPayloadJson, DeletedAssetPayloadJson, UpdatedAssetPayloadJson, WebhookPayloadJson } from "./schemas/webhooks";

@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/principal";
 import { getBoardOrThrow, subtreeScope, visibleScope, type BoardScope } from "../boards";
-import type { Deps } from "../deps";
 import type { Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 
 /**
  * The boards a search may look in: what the principal can see, narrowed to `boardToken`'s subtree

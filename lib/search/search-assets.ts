@@ -1,12 +1,12 @@
 import { count, desc, sql, type SQL } from "drizzle-orm";
-import type { Deps } from "../deps";
-import { assets } from "../db/schema";
-import { assetWhere, type AssetFilter } from "../assets/list-assets";
 import { boardTokensByAsset } from "../assets/board-tokens";
+import { assetWhere, type AssetFilter } from "../assets/list-assets";
 import { toAssetJson } from "../assets/present";
+import { assets } from "../db/schema";
+import type { Deps } from "../deps";
+import { offsetOf, pagy, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
 import type { SearchPage } from "../openapi/schemas/assets";
-import { offsetOf, pagy, type Page } from "../http/pagination";
 
 /** The words of a query (letters and digits of any script), lower-cased. */
 export function queryWords(query: string): string[] {

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { setClockNow, systemClock } from "../clock";
 import { env } from "../env";
-import { errorResponse } from "../http/envelope";
+import { errorResponse, toErrorResponse } from "../http/envelope";
 import { parseJson } from "../http/parse";
-import { toErrorResponse } from "../http/envelope";
 
 const Body = z.object({ now: z.iso.datetime({ offset: true }).nullable() });
 

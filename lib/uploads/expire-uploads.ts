@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
 import { log } from "../log/logger.mjs";
-import { expireSession, listExpiredSessions } from "./session";
 import { workspaceStorage } from "../storage/workspace-storage";
+import { expireSession, listExpiredSessions } from "./session";
 
 export type ExpireResult = { expired: number; objectsDeleted: number; failures: number };
 

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { getAssetOrThrow } from "../assets/get-asset";
-import type { Deps } from "../deps";
 import { assetVersions, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { assertBoardVersionWriteable, assertVersioningAllowed } from "./gates";
 import { finishWithin, type VersionWriteResult, type WithinWrite } from "./revert-asset";

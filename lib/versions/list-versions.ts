@@ -1,8 +1,8 @@
 import { and, desc, eq, gt, lte, sql } from "drizzle-orm";
 import { getAssetOrThrow } from "../assets/get-asset";
-import type { Deps } from "../deps";
 import { prepared } from "../db/prepared";
 import { assetVersions, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { offsetOf, pagy, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
 import type { VersionListJson } from "../openapi/schemas/versions";

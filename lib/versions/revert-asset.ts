@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import { creatorLabel, type Principal } from "../auth/principal";
 import { diffFields, type Changes } from "../assets/changes";
 import { stageAssetChanged } from "../assets/events";
 import { getAssetOrThrow } from "../assets/get-asset";
-import type { Deps } from "../deps";
+import { creatorLabel, type Principal } from "../auth/principal";
 import type { Tx } from "../db";
 import { assets, assetVersions, type Asset, type AssetVersion, type Workspace } from "../db/schema";
+import type { Deps } from "../deps";
 import { deleteReplacedStream, type ReplacedBytes } from "../encode/outputs";
 import { DomainError } from "../errors";
 import { transactionWithEvents } from "../jobs/outbox";

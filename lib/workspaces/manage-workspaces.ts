@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { PLANS, STORAGE_KINDS, workspaces, type Plan, type StorageKind, type Workspace } from "../db/schema";
 import { DomainError } from "../errors";
-import { slugProblem } from "./slug";
 import { findWorkspaceBySlug } from "./get-workspace";
+import { slugProblem } from "./slug";
 
 const isPlan = (p: string): p is Plan => (PLANS as readonly string[]).includes(p);
 

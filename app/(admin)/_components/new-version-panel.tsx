@@ -1,7 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { TextField } from "@/app/_components/ui/field";
 import { keys } from "@/lib/client/queries";
@@ -13,7 +13,10 @@ export function NewVersionPanel({ slug, asset, storageKind }: { slug: string; as
   const qc = useQueryClient();
   const [comment, setComment] = useState("");
   const commentRef = useRef(comment);
-  commentRef.current = comment;
+  // Read when an upload finishes, after renders: kept current by an effect, not during render.
+  useEffect(() => {
+    commentRef.current = comment;
+  }, [comment]);
   const [done, setDone] = useState<string | null>(null);
   return (
     <div className="space-y-3">

@@ -12,8 +12,8 @@ import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
 import { keys, tokensQuery } from "@/lib/client/queries";
-import type { ApiToken, IssuedApiToken, Scope } from "@/lib/client/types";
 import { reloadAfterWrite } from "@/lib/client/reload-after-write";
+import type { ApiToken, IssuedApiToken, Scope } from "@/lib/client/types";
 
 function CreateToken({ slug, onIssued }: { slug: string; onIssued: (t: IssuedApiToken) => void }) {
   const qc = useQueryClient();

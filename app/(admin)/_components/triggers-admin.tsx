@@ -11,8 +11,8 @@ import { api } from "@/lib/client/api";
 import { describeError, isCode } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
 import { deliveriesQuery, keys, rootBoardsQuery, triggersQuery } from "@/lib/client/queries";
-import type { HookKind, Trigger } from "@/lib/client/types";
 import { reloadAfterWrite } from "@/lib/client/reload-after-write";
+import type { HookKind, Trigger } from "@/lib/client/types";
 
 const HOOKS: HookKind[] = ["asset_added", "asset_updated", "asset_deleted"];
 
@@ -69,7 +69,8 @@ function TriggerRow({ slug, trigger }: { slug: string; trigger: Trigger }) {
   const refresh = () => qc.invalidateQueries({ queryKey: keys.triggers(slug) });
   const remove = useMutation({ mutationFn: () => api.triggers.remove(trigger.id), onSuccess: refresh });
   const renew = useMutation({ mutationFn: () => api.triggers.renew(trigger.id), onSuccess: refresh });
-  const status = trigger.status ?? (Date.parse(trigger.expiration_date) < Date.now() ? "expired" : "active");
+  const [shownAt] = useState(() => Date.now());
+  const status = trigger.status ?? (Date.parse(trigger.expiration_date) < shownAt ? "expired" : "active");
   return (
     <li className="space-y-2 rounded-lg border border-neutral-200 bg-white p-3">
       <div className="flex flex-wrap items-center gap-2">

@@ -24,7 +24,11 @@ export type UploadDashboardProps = {
 export default function UploadDashboard({ slug, storageKind, target, targetKey, onAsset, single, note, height = 320 }: UploadDashboardProps) {
   const mount = useRef<HTMLDivElement>(null);
   const latest = useRef({ onAsset, target });
-  latest.current = { onAsset, target };
+  // Uppy calls back long after the render that made it: it reads the latest props through this
+  // ref, updated after each render (declared first, so it runs before the effect below).
+  useEffect(() => {
+    latest.current = { onAsset, target };
+  });
 
   useEffect(() => {
     if (!mount.current) return;

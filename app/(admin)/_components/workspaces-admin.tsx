@@ -12,8 +12,8 @@ import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { PLAN_LABEL } from "@/lib/client/format";
 import { keys, workspacesQuery } from "@/lib/client/queries";
-import type { Plan, StorageKind } from "@/lib/client/types";
 import { reloadAfterWrite } from "@/lib/client/reload-after-write";
+import type { Plan, StorageKind } from "@/lib/client/types";
 
 /** Every workspace, and a form to create one (what `npm run easel -- workspace create` does). */
 export function WorkspacesAdmin() {

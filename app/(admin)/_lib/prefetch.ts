@@ -1,8 +1,10 @@
 import { dehydrate, type QueryClient } from "@tanstack/react-query";
-import type { SessionPrincipal } from "@/lib/auth/principal";
 import { getAssetOrThrow, presentAsset } from "@/lib/assets/get-asset";
 import { listBoardAssets, listWorkspaceAssets } from "@/lib/assets/list-board-assets";
+import type { SessionPrincipal } from "@/lib/auth/principal";
 import { getBoardOrThrow, listBoards, listChildren, toBoardJson } from "@/lib/boards";
+import { ASSET_PAGE_SIZE, TREE_PAGE_SIZE, VERSIONS_PAGE_SIZE, assetListQuery, assetQuery, boardQuery, childrenQuery, rootBoardsQuery, versionsQuery, workspaceQuery, workspacesQuery } from "@/lib/client/queries";
+import { makeQueryClient } from "@/lib/client/query-client";
 import { getDeps } from "@/lib/deps";
 import { DomainError } from "@/lib/errors";
 import { linkerFor } from "@/lib/media/linker-for";
@@ -10,8 +12,6 @@ import { listVersions } from "@/lib/versions/list-versions";
 import { findWorkspaceBySlug } from "@/lib/workspaces/get-workspace";
 import { listWorkspaces } from "@/lib/workspaces/list-workspaces";
 import { toWorkspaceJson } from "@/lib/workspaces/present";
-import { makeQueryClient } from "@/lib/client/query-client";
-import { ASSET_PAGE_SIZE, TREE_PAGE_SIZE, VERSIONS_PAGE_SIZE, assetListQuery, assetQuery, boardQuery, childrenQuery, rootBoardsQuery, versionsQuery, workspaceQuery, workspacesQuery } from "@/lib/client/queries";
 import { pageRequest } from "./session";
 
 /**

@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { Badge } from "@/app/_components/ui/badge";
 import { EmptyState } from "@/app/_components/ui/empty-state";
+import { formatDate } from "@/lib/client/format";
 import type { JobRunStatus } from "@/lib/db/schema/jobs";
 import { getDeps } from "@/lib/deps";
-import { formatDate } from "@/lib/client/format";
 import { listRuns } from "@/lib/jobs/runs";
 import { requireSession } from "../_lib/session";
 

@@ -1,7 +1,7 @@
 import { HydrationBoundary, dehydrate } from "@tanstack/react-query";
-import { getDeps } from "@/lib/deps";
-import { makeQueryClient } from "@/lib/client/query-client";
 import { workspacesQuery } from "@/lib/client/queries";
+import { makeQueryClient } from "@/lib/client/query-client";
+import { getDeps } from "@/lib/deps";
 import { listWorkspaces } from "@/lib/workspaces/list-workspaces";
 import { WorkspacesAdmin } from "../_components/workspaces-admin";
 import { requireSession } from "../_lib/session";

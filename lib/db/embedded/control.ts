@@ -1,7 +1,7 @@
 import type net from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
-import { probeHolder } from "./data-dir-lock";
 import { sendControl, type ControlRequest } from "./control-protocol";
+import { probeHolder } from "./data-dir-lock";
 
 export type { ControlRequest } from "./control-protocol";
 

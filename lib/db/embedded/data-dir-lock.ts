@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { readJsonLine, sendControl } from "./control-protocol";
 import { log } from "../../log/logger.mjs";
+import { readJsonLine, sendControl } from "./control-protocol";
 
 /**
  * PGlite takes no lock on its data dir, and two processes opening one dir silently diverge and

@@ -1,8 +1,8 @@
 import net from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
+import { log } from "../../log/logger.mjs";
 import { controlHandler, type OwnerContext } from "./control";
 import { CONTROL_CODE, MAX_CONTROL_REQUEST_BYTES, type ControlRequest } from "./control-protocol";
-import { log } from "../../log/logger.mjs";
 
 /**
  * Serves an in-process PGlite over the PostgreSQL wire protocol (a unix socket or loopback TCP),

@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isMissing } from "./atomic";
 import { log } from "../../log/logger.mjs";
+import { isMissing } from "./atomic";
 
 /**
  * Deletion holds: while a backup copies the store (lib/backup), no data file of an object that

@@ -2,14 +2,14 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { isMissing, readJson, writeJsonAtomic } from "./atomic";
-import { withLock } from "./lock";
-import { randomId, randomName, isValidId, type Layout } from "./layout";
-import { commitObject, headObject, NoSuchBucketError, type CommitMode, type NewObject, type ObjectRecord, type StoredHeaders, type WriteCondition } from "./objects";
 import type { StoredChecksum } from "./checksum-algorithms";
+import { randomId, randomName, isValidId, type Layout } from "./layout";
+import { withLock } from "./lock";
 import { objectChecksumOrThrow, type UploadChecksum } from "./multipart-checksum";
+import { MultipartError } from "./multipart-error";
+import { commitObject, headObject, NoSuchBucketError, type CommitMode, type NewObject, type ObjectRecord, type StoredHeaders, type WriteCondition } from "./objects";
 import { forgetUpload, notePartCommitted, wholeDigest } from "./part-digest";
 import type { Received } from "./receive";
-import { MultipartError } from "./multipart-error";
 
 /** S3's floor for every part but the last. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;

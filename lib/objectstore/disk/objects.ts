@@ -1,13 +1,13 @@
-import fs from "node:fs/promises";
 import { createReadStream } from "node:fs";
+import fs from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { log } from "../../log/logger.mjs";
 import { isMissing, readJson, syncDir, writeJsonAtomic } from "./atomic";
 import type { StoredChecksum } from "./checksum-algorithms";
-import { withLock } from "./lock";
 import { randomName, keyHash, type Layout } from "./layout";
+import { withLock } from "./lock";
 import { noteDeletedRecord, pin, retire, unpin } from "./pins";
-import { log } from "../../log/logger.mjs";
 
 /** Response headers an object keeps from its upload (S3 and GCS both replay them on GET). */
 export type StoredHeaders = Partial<Record<"cache-control" | "content-disposition" | "content-encoding" | "content-language" | "expires", string>>;

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { log } from "../../log/logger.mjs";
 import { isMissing } from "./atomic";
 import type { Layout } from "./layout";
 import { forgetUpload } from "./part-digest";
-import { log } from "../../log/logger.mjs";
 
 const HOUR = 3600 * 1000;
 /** Leftovers of bodies that never finished arriving (a crash mid-upload). */

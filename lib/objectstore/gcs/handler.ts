@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import type { Clock } from "../../clock";
 import { takeBody } from "../../http/request-body";
+import { log } from "../../log/logger.mjs";
 import { countUploadBytes } from "../../metrics/registry.mjs";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
@@ -16,7 +17,6 @@ import { parseContentRange } from "./content-range";
 import { GcsError, gcsErrorResponse, gcsErrors } from "./errors";
 import { cancelSession, createSession, getSession, MAX_OBJECT_BYTES, querySession, writeChunk, type ChunkOutcome } from "./sessions";
 import { verifyGcsSignedUrl, type GcsVerifier } from "./signed-url";
-import { log } from "../../log/logger.mjs";
 
 export type GcsStoreContext = {
   lay: Layout;

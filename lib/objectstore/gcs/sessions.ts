@@ -2,11 +2,11 @@ import crypto, { type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { countUploadBytes } from "../../metrics/registry.mjs";
 import { readJson, writeJsonAtomic } from "../disk/atomic";
 import { isValidId, randomId, type Layout } from "../disk/layout";
 import { withLock } from "../disk/lock";
 import { bucketExists, commitObject, NoSuchBucketError, type ObjectRecord, type StoredHeaders } from "../disk/objects";
-import { countUploadBytes } from "../../metrics/registry.mjs";
 import { BodyError, pumpBody, type Body } from "../disk/receive";
 import { gcsErrors } from "./errors";
 

@@ -1,11 +1,11 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
-import type { Layout } from "../disk/layout";
-import { BodyError, BodyRefused, iterate, receiveToTemp, type Received } from "../disk/receive";
-import { checksumOf, type ChecksumAlgorithm } from "../disk/checksum-algorithms";
-import type { StoredHeaders } from "../disk/objects";
 import { takeBody, type BodySource } from "../../http/request-body";
 import { countUploadBytes } from "../../metrics/registry.mjs";
+import { checksumOf, type ChecksumAlgorithm } from "../disk/checksum-algorithms";
+import type { Layout } from "../disk/layout";
+import type { StoredHeaders } from "../disk/objects";
+import { BodyError, BodyRefused, iterate, receiveToTemp, type Received } from "../disk/receive";
 import { headerText } from "../header-text";
 import { decodeAwsChunked } from "./aws-chunked";
 import { algorithmName, checksumRequested, verifyChecksum } from "./checksum-headers";

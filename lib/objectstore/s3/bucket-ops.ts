@@ -1,5 +1,5 @@
-import { bucketExists, compareKeys, createBucket, deleteBucket, deleteObject, listAllObjects, listBuckets, type ObjectRecord } from "../disk/objects";
 import { isValidBucketName } from "../disk/layout";
+import { bucketExists, compareKeys, createBucket, deleteBucket, deleteObject, listAllObjects, listBuckets, type ObjectRecord } from "../disk/objects";
 import { childElements, childText, MalformedXmlError, parseXml, xmlDocument } from "../xml";
 import { readXmlBody } from "./body";
 import type { S3Call } from "./call";

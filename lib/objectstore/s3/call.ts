@@ -1,5 +1,5 @@
-import type { CommitMode } from "../disk/objects";
 import type { Layout } from "../disk/layout";
+import type { CommitMode } from "../disk/objects";
 import type { PayloadPolicy, SigV4Auth } from "./sigv4";
 
 /** One authenticated S3 request, as every operation receives it. */

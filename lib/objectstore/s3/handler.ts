@@ -1,12 +1,13 @@
 import crypto from "node:crypto";
 import type { Clock } from "../../clock";
+import { log } from "../../log/logger.mjs";
 import { safeDecode } from "../canonical";
 import { discardUnreadBody } from "../discard-body";
-import { BodyError } from "../disk/receive";
+import { isValidBucketName, type Layout } from "../disk/layout";
 import { MultipartError } from "../disk/multipart";
 import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
 import { NoSuchBucketError, ObjectExistsError, PreconditionFailedError } from "../disk/objects";
-import { isValidBucketName, type Layout } from "../disk/layout";
+import { BodyError } from "../disk/receive";
 import { bodyErrorToS3 } from "./body";
 import { bucketLocation, deleteObjects, headBucket, listAllBuckets, listObjects, putBucket, removeBucket } from "./bucket-ops";
 import type { S3Call } from "./call";
@@ -21,11 +22,10 @@ import {
   multipartErrorToS3,
   uploadPart,
 } from "./multipart-ops";
-import { uploadPartCopy } from "./upload-part-copy";
-import { refuseServerSideEncryption } from "./sse";
 import { copyObject, getObject, putObject, removeObject } from "./object-ops";
 import { verifySigV4, type S3Credentials } from "./sigv4";
-import { log } from "../../log/logger.mjs";
+import { refuseServerSideEncryption } from "./sse";
+import { uploadPartCopy } from "./upload-part-copy";
 
 export type S3StoreContext = {
   lay: Layout;

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import { discardUnreadBody } from "../discard-body";
 import {
   abortUpload,
   commitPart,
@@ -15,16 +16,15 @@ import {
 } from "../disk/multipart";
 import { checkWriteCondition, currentRecord, type ObjectRecord } from "../disk/objects";
 import { sweepSoon } from "../disk/sweep";
-import { discardUnreadBody } from "../discard-body";
 import { childElements, childText, MalformedXmlError, parseXml, xmlDocument } from "../xml";
 import { objectMetadataFrom, readXmlBody, receiveObjectBody } from "./body";
 import { commitModeOf, type S3Call } from "./call";
+import { checksumElement, checksumElements, checksumResponseHeaders } from "./checksum-headers";
 import { S3Error, s3Errors } from "./errors";
+import { completionChecksumFrom, uploadChecksumFrom, uploadChecksumHeaders } from "./multipart-checksums";
+import { keptChecksum } from "./object-checksums";
 import { quoted } from "./object-ops";
 import { writeConditionOf } from "./write-conditions";
-import { keptChecksum } from "./object-checksums";
-import { checksumElement, checksumElements, checksumResponseHeaders } from "./checksum-headers";
-import { completionChecksumFrom, uploadChecksumFrom, uploadChecksumHeaders } from "./multipart-checksums";
 
 const xml = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "application/xml" } });
 

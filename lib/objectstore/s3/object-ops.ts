@@ -1,16 +1,16 @@
 import fs from "node:fs/promises";
+import { safeDecode } from "../canonical";
 import { checkWriteCondition, commitObject, currentRecord, deleteObject, headObject, openObject, type ObjectRecord } from "../disk/objects";
 import { receiveToTemp } from "../disk/receive";
-import { safeDecode } from "../canonical";
 import { mailSafe } from "../header-text";
 import { serveObject } from "../serve-object";
 import { xmlDocument } from "../xml";
 import { MAX_PUT_BYTES, objectMetadataFrom, receiveObjectBody } from "./body";
-import { S3Error, s3Errors } from "./errors";
 import { commitModeOf, type S3Call } from "./call";
-import { copyChecksum, keptChecksum, servedChecksumHeaders } from "./object-checksums";
 import { checksumElements, checksumResponseHeaders } from "./checksum-headers";
 import { refuseCrossWorkspaceCopy } from "./copy-scope";
+import { S3Error, s3Errors } from "./errors";
+import { copyChecksum, keptChecksum, servedChecksumHeaders } from "./object-checksums";
 import { partRange } from "./part-number";
 import { checkCopySourceConditions, writeConditionOf } from "./write-conditions";
 

@@ -1,5 +1,5 @@
-import type { ObjectRecord } from "../disk/objects";
 import { MAX_PART_NUMBER } from "../disk/multipart";
+import type { ObjectRecord } from "../disk/objects";
 import { S3Error, s3Errors } from "./errors";
 
 /** How many parts an object was uploaded in: the "-N" of a multipart ETag, else one. */

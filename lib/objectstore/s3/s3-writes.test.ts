@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import http from "node:http";
-import { SignatureV4 } from "@smithy/signature-v4";
 import {
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
@@ -13,6 +12,7 @@ import {
   UploadPartCommand,
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
+import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { md5Hex, movableClock, startS3Store, storedBytes, tempDir, tmpLeftovers, type StoreServer } from "../testing/fixtures";
 

@@ -1,13 +1,13 @@
 import { and, count, desc, gte, inArray, lt, not, or, sql, type SQL } from "drizzle-orm";
-import type { Deps } from "../../deps";
-import { assets } from "../../db/schema";
-import { assetWhere, type AssetFilter } from "../../assets/list-assets";
 import { boardTokensByAsset } from "../../assets/board-tokens";
+import { assetWhere, type AssetFilter } from "../../assets/list-assets";
 import { toAssetJson } from "../../assets/present";
+import { assets } from "../../db/schema";
+import type { Deps } from "../../deps";
+import { embeddingsConfig } from "../../embeddings/config";
+import { offsetOf, pagy, type Page } from "../../http/pagination";
 import type { MediaLinker } from "../../media/links";
 import type { AiSearchPage } from "../../openapi/schemas/assets";
-import { offsetOf, pagy, type Page } from "../../http/pagination";
-import { embeddingsConfig } from "../../embeddings/config";
 import { parseQuery, type Intent, type MediaKind } from "./parse-query";
 import { rankByMeaning, semanticFor, type Semantic } from "./semantic";
 

@@ -3,8 +3,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Bucket } from "@google-cloud/storage";
 import { DomainError } from "../../errors";
-import type { ObjectOps } from "./local-objects";
 import { log } from "../../log/logger.mjs";
+import type { ObjectOps } from "./local-objects";
 
 function isNotFound(err: unknown): boolean {
   return (err as { code?: number })?.code === 404;

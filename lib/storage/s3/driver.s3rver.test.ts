@@ -3,8 +3,8 @@ import { CompleteMultipartUploadCommand, type S3Client } from "@aws-sdk/client-s
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../clock";
 import { DomainError } from "../../errors";
-import { S3RVER_CREDENTIALS, startS3rver } from "../../objectstore/testing/s3rver";
 import { md5Hex, tempDir } from "../../objectstore/testing/fixtures";
+import { S3RVER_CREDENTIALS, startS3rver } from "../../objectstore/testing/s3rver";
 import type { StorageDriver } from "../types";
 import { makeS3Client } from "./config";
 import { createS3Driver } from "./driver";

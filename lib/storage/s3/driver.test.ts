@@ -6,9 +6,9 @@ import { DomainError } from "../../errors";
 import { embeddedS3Credentials } from "../../objectstore/identity";
 import { md5Hex, movableClock, startS3Store, tempDir, type StoreServer } from "../../objectstore/testing/fixtures";
 import { storageFor } from "../index";
+import type { StorageDriver } from "../types";
 import { makeS3Client } from "./config";
 import { createS3Driver } from "./driver";
-import type { StorageDriver } from "../types";
 
 // The S3 driver as Easel runs it by default: storageFor("s3") against the embedded store's S3
 // endpoint, keys generated into the database, presigned URLs signed at Easel's clock.

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { isMissing } from "../../objectstore/disk/atomic";
 import { DomainError } from "../../errors";
+import { isMissing } from "../../objectstore/disk/atomic";
 import type { ObjectSource } from "./sources";
 import type { Target } from "./targets";
 

@@ -1,12 +1,12 @@
+import { systemClock } from "../../clock";
 import type { Db } from "../../db";
 import type { StorageKind } from "../../db/schema";
 import { env } from "../../env";
 import { DomainError } from "../../errors";
 import { jobBaseUrl } from "../../http/base-url";
-import { systemClock } from "../../clock";
-import { embeddedLayout } from "../../objectstore/embedded-layout";
 import type { Layout } from "../../objectstore/disk/layout";
 import { inspectObject, NoSuchBucketError, openObject } from "../../objectstore/disk/objects";
+import { embeddedLayout } from "../../objectstore/embedded-layout";
 import { EMBEDDED_BUCKET } from "../../objectstore/identity";
 import { storageFor } from "../index";
 import { externalS3Settings } from "../s3/config";

@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
-import { getDeps } from "@/lib/deps";
 import { formatDate } from "@/lib/client/format";
+import { getDeps } from "@/lib/deps";
 import { getRun } from "@/lib/jobs/runs";
 import { requireSession } from "../../_lib/session";
 

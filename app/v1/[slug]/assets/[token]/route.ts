@@ -1,7 +1,7 @@
 import { deleteAsset } from "@/lib/assets/delete-asset";
 import { getAssetOrThrow, presentAsset } from "@/lib/assets/get-asset";
-import { startEncodeOnRead } from "@/lib/encode/request-encode";
 import { patchAsset } from "@/lib/assets/patch-asset";
+import { startEncodeOnRead } from "@/lib/encode/request-encode";
 import { json } from "@/lib/http/envelope";
 import { parseIfMatch, parseJson } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";

@@ -4,8 +4,8 @@ import { parseJson } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
-import { completeUpload } from "@/lib/uploads/complete-upload";
 import { workspaceStorage } from "@/lib/storage/workspace-storage";
+import { completeUpload } from "@/lib/uploads/complete-upload";
 import { CompleteBody } from "./schema";
 
 // POST /v1/:slug/assets/upload_complete — turn uploaded bytes into an asset (idempotent)

@@ -2,8 +2,8 @@ import { json } from "@/lib/http/envelope";
 import { parseJson } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
-import { prepareUpload } from "@/lib/uploads/prepare-upload";
 import { workspaceStorage } from "@/lib/storage/workspace-storage";
+import { prepareUpload } from "@/lib/uploads/prepare-upload";
 import { PrepareBody } from "./schema";
 
 // POST /v1/:slug/assets/upload_prepare — reserve an upload and presign where the bytes go

@@ -1,8 +1,8 @@
 import { withAdmin } from "@/lib/auth/admin-route";
 import { revokeApiTokenById } from "@/lib/auth/manage-api-tokens";
+import { DomainError } from "@/lib/errors";
 import { json } from "@/lib/http/envelope";
 import { getWorkspaceOrThrow } from "@/lib/workspaces/manage-workspaces";
-import { DomainError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
