@@ -4,7 +4,8 @@ import { embeddedLayout } from "../objectstore";
 import { EMBEDDED_BUCKET } from "../objectstore/identity";
 import { cloudObjects } from "./gcs/cloud-objects";
 import { createGcsDriver } from "./gcs/driver";
-import { localObjects } from "./gcs/local-objects";
+import type { ObjectOps } from "./gcs/local-objects";
+import { embeddedObjects } from "../server/cluster/embedded-objects";
 import { embeddedGcsSigner, externalGcsSigner, type GcsSigner } from "./gcs/signer";
 import { embeddedS3Settings, externalS3Settings, makeS3Client } from "./s3/config";
 import { createS3Driver, ensureBucket, type S3Target } from "./s3/driver";
@@ -57,10 +58,11 @@ export function storageFor(kind: "s3" | "gcs", ctx: StorageContext): StorageDriv
     return createS3Driver(target, ctx.clock);
   }
   const signer = () => once<GcsSigner>(ctx.db, `gcs ${ctx.baseUrl}`, async () => externalGcsSigner() ?? (await embeddedGcsSigner(ctx.baseUrl, ctx.db)));
-  let objects: ReturnType<typeof localObjects> | null = null;
+  let objects: ObjectOps | null = null;
   return createGcsDriver(async () => {
     const s = await signer();
-    objects ??= s.embedded ? localObjects(embeddedLayout(), EMBEDDED_BUCKET, ctx.clock) : cloudObjects(s.storage.bucket(s.bucket));
+    // The embedded store's files through the process that owns them (lib/server/cluster/embedded-objects.ts).
+    objects ??= s.embedded ? embeddedObjects(embeddedLayout(), EMBEDDED_BUCKET, ctx.clock) : cloudObjects(s.storage.bucket(s.bucket));
     return { signer: s, objects };
   }, ctx.clock);
 }
