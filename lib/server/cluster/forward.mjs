@@ -30,11 +30,29 @@ function forwardedHeaders(raw, clientHeader, id, address) {
   return out;
 }
 
-/** @param {string[]} raw */
+/**
+ * The owner's response headers for the member's response, names in their case, a repeated header
+ * as a list (each sent as a line of its own: handed over as raw pairs, the response's own headers
+ * would keep only the last of them).
+ * @param {string[]} raw
+ */
 function returnedHeaders(raw) {
-  /** @type {string[]} */
-  const out = [];
-  for (let i = 0; i < raw.length; i += 2) if (!NOT_RETURNED.has(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  /** @type {Record<string, string | string[]>} */
+  const out = {};
+  /** @type {Map<string, string>} */
+  const names = new Map();
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i].toLowerCase();
+    if (NOT_RETURNED.has(lower)) continue;
+    const name = names.get(lower);
+    if (name === undefined) {
+      names.set(lower, raw[i]);
+      out[raw[i]] = raw[i + 1];
+    } else {
+      const previous = out[name];
+      out[name] = Array.isArray(previous) ? [...previous, raw[i + 1]] : [previous, raw[i + 1]];
+    }
+  }
   return out;
 }
 
@@ -89,7 +107,7 @@ export function storageForwarder(opts) {
       if (!res.writableFinished) upstream.destroy(new Error("the client closed the connection"));
     });
     upstream.on("response", (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, /** @type {any} */ (returnedHeaders(answer.rawHeaders)));
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, returnedHeaders(answer.rawHeaders));
       answer.pipe(res);
       answer.once("close", () => {
         // The owner's answer stopped before its end (the owner died): the client must not wait.

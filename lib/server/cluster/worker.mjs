@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import client from "prom-client";
 import { createLogger, log, setLogger } from "../../log/logger.mjs";
 import { metrics } from "../../metrics/registry.mjs";
-import { CLIENT_ADDRESS_HEADER } from "../http-server.mjs";
+import { CLIENT_ADDRESS_HEADER, DIRECT_ROUTES } from "../http-server.mjs";
 import { storageForwarder } from "./forward.mjs";
 import { listenForForwardedRequests } from "./owner-listener.mjs";
 import { MESSAGES } from "./messages.mjs";
@@ -44,6 +44,12 @@ export function clusterWorker() {
   let ready = false;
 
   const becomeOwner = async () => {
+    // The store's routes are published by the app once it has booted (instrumentation): until then
+    // nothing listens, and forwarders answer 503 in the protocol's own format.
+    for (let waited = 0; !(/** @type {any} */ (globalThis)[DIRECT_ROUTES]); waited += 50) {
+      if (waited === 60_000) log().warn({ component: "cluster" }, "the app has not published the object store's routes after 60 s; still waiting");
+      await new Promise((r) => setTimeout(r, 50));
+    }
     privateListener = await listenForForwardedRequests(socketPath);
     log().info({ component: "cluster", role: "owner" }, "this worker serves the embedded object store");
   };
