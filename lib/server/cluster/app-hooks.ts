@@ -8,6 +8,7 @@ import { markExecutorRunning } from "../../jobs/readiness";
 import { notifyWork, onWork } from "../../jobs/executor/signal";
 import { log } from "../../log/logger.mjs";
 import { onShutdown } from "../shutdown";
+import { MESSAGES } from "./messages.mjs";
 
 /**
  * The app's side of running as one of several workers (EASEL_WORKERS, lib/server/cluster): what
@@ -20,8 +21,6 @@ export type ClusterState = { role: "owner" | "member"; executorWanted: boolean }
 const STATE = Symbol.for("easel.cluster");
 const TAKE_EXECUTOR = Symbol.for("easel.cluster.takeExecutor");
 
-/** The message a worker sends the primary, and the primary the owner, to wake the executor. */
-export const WAKE_MESSAGE = "easel:jobs-wake";
 
 function clusterState(): ClusterState | undefined {
   return (globalThis as { [STATE]?: ClusterState })[STATE];
@@ -55,22 +54,22 @@ async function takeExecutor(): Promise<void> {
  * Events stored on a member (an API write's outbox hand-off) wake the owner's executor at once
  * rather than at its next poll: the member's wake-up signal becomes one message to the primary,
  * which relays it to the owner (primary.mjs), where it wakes the executor as a local event would.
- * Wake-ups of one tick are sent as one message.
+ * Wake-ups of one tick are sent as one message. Returns how to stop sending (tests).
  */
-function relayWakeUps() {
-  if (typeof process.send !== "function") return;
+export function relayWakeUps(ipc: { send: (message: unknown) => void; onMessage: (listener: (message: { type?: string } | null) => void) => void }) {
   let queued = false;
-  onWork(() => {
+  const stop = onWork(() => {
     if (clusterState()?.role !== "member" || queued) return;
     queued = true;
     setImmediate(() => {
       queued = false;
-      process.send?.({ type: WAKE_MESSAGE });
+      ipc.send({ type: MESSAGES.jobsWake });
     });
   });
-  process.on("message", (message: { type?: string } | null) => {
-    if (message?.type === WAKE_MESSAGE && clusterState()?.role === "owner") notifyWork();
+  ipc.onMessage((message) => {
+    if (message?.type === MESSAGES.jobsWake && clusterState()?.role === "owner") notifyWork();
   });
+  return stop;
 }
 
 /** Called by instrumentation after boot: nothing to do unless this process is a worker of several. */
@@ -78,5 +77,6 @@ export function publishClusterHooks() {
   if (!clusterState()) return;
   (globalThis as { [TAKE_EXECUTOR]?: () => Promise<void> })[TAKE_EXECUTOR] = takeExecutor;
   publishObjectOps(embeddedLayout, EMBEDDED_BUCKET, systemClock);
-  relayWakeUps();
+  const send = process.send?.bind(process);
+  if (send) relayWakeUps({ send: (message) => void send(message), onMessage: (listener) => void process.on("message", listener) });
 }
