@@ -248,11 +248,13 @@ async function loadWithShares(url: string, headers: Record<string, string>, pid:
   const busy = share(machineBusyMs() - busy0);
   const wrong = expect === 200 ? r.non2xx : r.requests.total - (r.statusCodeStats?.[expect]?.count ?? 0);
   if (wrong) throw new Error(`${url}: ${wrong} answers other than ${expect}`);
+  const serverMs = cpuMs(pid) - server0;
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    server: share(cpuMs(pid) - server0),
+    cpuPerReq: serverMs / Math.max(1, r.requests.total),
+    server: share(serverMs),
     generator: share((selfUsage.user + selfUsage.system) / 1000),
     postgres: share(postgresCpuSince(pg0)),
     busy,
@@ -278,7 +280,7 @@ async function workersMain() {
     ["Next.js floor (unknown /v1 path)", at("/v1/bench/no-such-route"), {}, 404],
   ];
   const rounds = Array.from({ length: Number(argv[argv.indexOf("--rounds") + 1] || 2) || 2 }, () => [1, most]).flat();
-  const results = new Map<string, { workers: number; rps: number; p50: number; p99: number; server: number; generator: number; postgres: number; busy: number }[]>();
+  const results = new Map<string, { workers: number; rps: number; p50: number; p99: number; cpuPerReq: number; server: number; generator: number; postgres: number; busy: number }[]>();
   const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
   console.log(`\nPostgreSQL: EASEL_WORKERS 1 vs ${most}, 32 connections × ${SECONDS} s per route and round, ${os.availableParallelism()} cores`);
   for (const workers of rounds) {
@@ -295,14 +297,14 @@ async function workersMain() {
     await stop(easel);
     console.log(`round EASEL_WORKERS=${workers}: load average ${before.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after; RSS of the server's processes before the load ${idle.toFixed(0)} MiB`);
   }
-  console.log(`${"route".padEnd(34)} ${"workers".padStart(7)} ${"req/s".padStart(7)} ${"p50".padStart(4)} ${"p99".padStart(4)} ${"server".padStart(7)} ${"autocannon".padStart(10)} ${"postgres".padStart(8)} ${"others".padStart(6)} ${"idle".padStart(5)}   (shares of all cores)`);
+  console.log(`${"route".padEnd(34)} ${"workers".padStart(7)} ${"req/s".padStart(7)} ${"p50".padStart(4)} ${"p99".padStart(4)} ${"CPU/req".padStart(8)} ${"server".padStart(7)} ${"autocannon".padStart(10)} ${"postgres".padStart(8)} ${"others".padStart(6)} ${"idle".padStart(5)}   (shares of all cores)`);
   for (const [name, rows] of results) {
-    for (const r of rows) console.log(`${name.padEnd(34)} ${String(r.workers).padStart(7)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${pct(r.server).padStart(7)} ${pct(r.generator).padStart(10)} ${pct(r.postgres).padStart(8)} ${pct(Math.max(0, r.busy - r.server - r.generator - r.postgres)).padStart(6)} ${pct(Math.max(0, 1 - r.busy)).padStart(5)}`);
-    const mean = (w: number) => {
-      const xs = rows.filter((r) => r.workers === w).map((r) => r.rps);
+    for (const r of rows) console.log(`${name.padEnd(34)} ${String(r.workers).padStart(7)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${`${r.cpuPerReq.toFixed(2)} ms`.padStart(8)} ${pct(r.server).padStart(7)} ${pct(r.generator).padStart(10)} ${pct(r.postgres).padStart(8)} ${pct(Math.max(0, r.busy - r.server - r.generator - r.postgres)).padStart(6)} ${pct(Math.max(0, 1 - r.busy)).padStart(5)}`);
+    const mean = (w: number, k: "rps" | "cpuPerReq" = "rps") => {
+      const xs = rows.filter((r) => r.workers === w).map((r) => r[k]);
       return xs.reduce((a, b) => a + b, 0) / xs.length;
     };
-    console.log(`${"".padEnd(34)} ${most} / 1 workers: ${(mean(most) / mean(1)).toFixed(2)} × req/s (means of the rounds)`);
+    console.log(`${"".padEnd(34)} ${most} / 1 workers: ${(mean(most) / mean(1)).toFixed(2)} × req/s; CPU/req ${mean(1, "cpuPerReq").toFixed(2)} → ${mean(most, "cpuPerReq").toFixed(2)} ms (means of the rounds)`);
   }
   await scratch.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
