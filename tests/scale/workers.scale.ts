@@ -152,6 +152,9 @@ describe("EASEL_WORKERS is checked before anything starts", () => {
     await refused({ EASEL_WORKERS: "0", DATABASE_URL: serverUrl }, /EASEL_WORKERS must be a whole number/);
     await refused({ EASEL_WORKERS: "1.5", DATABASE_URL: serverUrl }, /EASEL_WORKERS must be a whole number/);
   });
+  it("stops the start (exit 1) when a worker cannot boot, rather than restart it forever", async () => {
+    await refused({ EASEL_WORKERS: "2", DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" }, /a worker exited while starting: the server cannot start/);
+  });
   it("refuses more than one worker on the embedded database", async () => {
     await refused({ EASEL_WORKERS: "2", DATABASE_URL: undefined, TEST_DATABASE_URL: undefined }, /EASEL_WORKERS=2 needs PostgreSQL \(DATABASE_URL\)/);
   });

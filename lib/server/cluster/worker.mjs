@@ -43,13 +43,20 @@ export function clusterWorker() {
   let privateListener = null;
   let ready = false;
 
-  const becomeOwner = async () => {
-    // The store's routes are published by the app once it has booted (instrumentation): until then
-    // nothing listens, and forwarders answer 503 in the protocol's own format.
+  /**
+   * The app publishes the store's routes once it has booted (instrumentation: database open,
+   * executor started): a worker is ready from then on, and the owner listens for forwarded
+   * requests only then (until it does, forwarders answer 503 in the protocol's own format).
+   */
+  const booted = async () => {
     for (let waited = 0; !(/** @type {any} */ (globalThis)[DIRECT_ROUTES]); waited += 50) {
-      if (waited === 60_000) log().warn({ component: "cluster" }, "the app has not published the object store's routes after 60 s; still waiting");
+      if (waited === 60_000) log().warn({ component: "cluster" }, "the app has not finished booting after 60 s; still waiting");
       await new Promise((r) => setTimeout(r, 50));
     }
+  };
+
+  const becomeOwner = async () => {
+    await booted();
     privateListener = await listenForForwardedRequests(socketPath);
     log().info({ component: "cluster", role: "owner" }, "this worker serves the embedded object store");
   };
@@ -101,8 +108,9 @@ export function clusterWorker() {
         })
       );
     },
-    /** Once the app has booted: the owner opens its private listener, then the primary is told. */
+    /** Once the app has booted: the owner opens its private listener, then the primary is told (a worker that dies before is a failed start). */
     async ready() {
+      await booted();
       if (state.role === "owner") await becomeOwner();
       ready = true;
       process.send?.({ type: MESSAGES.ready, role: state.role });
