@@ -112,8 +112,6 @@ async function main() {
   };
   process.on("SIGINT", (s) => void stop(s));
   process.on("SIGTERM", (s) => void stop(s));
-  // A worker whose primary is gone (killed outright) stops too, rather than serve on unsupervised.
-  if (worker) process.on("disconnect", () => void stop("SIGTERM"));
 }
 
 main().catch((err) => {

@@ -26,7 +26,7 @@ const MAX_RESTART_DELAY_MS = 30_000;
  *   database): everything stops and the primary exits 1, its reason in that worker's log.
  * - SIGTERM or SIGINT: forwarded to every worker, which drain as a single server does; the
  *   primary exits 0 when all have exited 0 (else 1), killing any still running after the grace
- *   period and 5 s more.
+ *   period and 5 s more. If the primary is killed outright, node:cluster ends every worker with it.
  * - /metrics on any worker asks the primary, which gathers every worker's registry
  *   (prom-client's AggregatorRegistry) and answers with their sum.
  *
