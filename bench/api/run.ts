@@ -19,6 +19,14 @@
  * /v1 path) and an authenticated asset read.
  *
  *   npm run build && npx tsx bench/api/run.ts --metrics [--seconds 10]
+ *
+ * `--workers` (PostgreSQL only) measures EASEL_WORKERS: the same build with 1 worker and with 2
+ * (or `--max-workers N`), in alternating rounds (1, 2, 1, 2) on the three reads and the Next.js
+ * floor. Besides req/s and latency it prints where the machine's cores went during each load:
+ * the server's process tree (primary and workers), autocannon (this process) and PostgreSQL, as
+ * shares of all cores, with the load average before and after each round.
+ *
+ *   npm run build && DATABASE_URL=postgres://… npx tsx bench/api/run.ts --workers [--seconds 15] [--rounds 2]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -36,7 +44,7 @@ const EASEL_PORT = 3911;
 const BARE_PORT = 3912;
 const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-api-"));
-const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(EASEL_PORT), EASEL_DATA_DIR: dataDir, EASEL_RATE_LIMIT_PER_MIN: "1000000000", EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: "1000000000", NEXT_TELEMETRY_DISABLED: "1", EASEL_JOBS_DISABLED: "1" };
+const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(EASEL_PORT), EASEL_DATA_DIR: dataDir, EASEL_RATE_LIMIT_PER_MIN: "1000000000", EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: "1000000000", NEXT_TELEMETRY_DISABLED: "1", EASEL_JOBS_DISABLED: "1", EASEL_WORKERS: "1" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Servers this run started (each in a process group of its own): killed if the run fails, so none holds its port for the next run. */
@@ -195,8 +203,116 @@ async function metricsMain() {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
+/** CPU ms of each PostgreSQL server process on this machine (/proc, comm "postgres"), by pid. */
+function postgresCpuMs(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes("(postgres)")) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100); // utime + stime, in clock ticks of 10 ms
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU ms the whole machine has spent busy (all cores; /proc/stat, clock ticks of 10 ms). */
+function machineBusyMs(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+}
+
+/** PostgreSQL's CPU between two samples: processes that ended in between are left out (an undercount, never negative). */
+function postgresCpuSince(before: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ms] of postgresCpuMs()) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** One route under load, with where the cores went: the server tree, this process (autocannon), PostgreSQL. */
+async function loadWithShares(url: string, headers: Record<string, string>, pid: number, expect: number) {
+  await autocannon({ url, connections: 8, amount: 500, headers });
+  const t0 = performance.now();
+  const server0 = cpuMs(pid);
+  const self0 = process.cpuUsage();
+  const pg0 = postgresCpuMs();
+  const busy0 = machineBusyMs();
+  const r = await autocannon({ url, connections: 32, duration: SECONDS, headers });
+  const wall = performance.now() - t0;
+  const selfUsage = process.cpuUsage(self0);
+  const cores = os.availableParallelism();
+  const share = (ms: number) => ms / (wall * cores);
+  const busy = share(machineBusyMs() - busy0);
+  const wrong = expect === 200 ? r.non2xx : r.requests.total - (r.statusCodeStats?.[expect]?.count ?? 0);
+  if (wrong) throw new Error(`${url}: ${wrong} answers other than ${expect}`);
+  const serverMs = cpuMs(pid) - server0;
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuPerReq: serverMs / Math.max(1, r.requests.total),
+    server: share(serverMs),
+    generator: share((selfUsage.user + selfUsage.system) / 1000),
+    postgres: share(postgresCpuSince(pg0)),
+    busy,
+  };
+}
+
+/** `--workers`: EASEL_WORKERS=1 against 2 (or --max-workers), alternating rounds (see the header). */
+async function workersMain() {
+  if (!process.env.DATABASE_URL) throw new Error("--workers needs PostgreSQL (DATABASE_URL): more than one worker is refused on the embedded database");
+  const most = Number(argv[argv.indexOf("--max-workers") + 1] || 2) || 2;
+  const scratch = await scratchDatabase(process.env.DATABASE_URL, "bench_api");
+  env.DATABASE_URL = scratch.url;
+  let easel = startEasel();
+  await waitReady(easel);
+  const { token, board, asset } = await seed();
+  await stop(easel);
+  const auth = { authorization: `Bearer ${token}` };
+  const at = (p: string) => `http://127.0.0.1:${EASEL_PORT}${p}`;
+  const cases: [string, string, Record<string, string>, number][] = [
+    ["GET /v1/:slug/assets/:token", at(`/v1/bench/assets/${asset}`), auth, 200],
+    ["GET …/assets/:token/versions", at(`/v1/bench/assets/${asset}/versions`), auth, 200],
+    ["GET …/boards/:token/assets", at(`/v1/bench/boards/${board}/assets`), auth, 200],
+    ["Next.js floor (unknown /v1 path)", at("/v1/bench/no-such-route"), {}, 404],
+  ];
+  const rounds = Array.from({ length: Number(argv[argv.indexOf("--rounds") + 1] || 2) || 2 }, () => [1, most]).flat();
+  const results = new Map<string, { workers: number; rps: number; p50: number; p99: number; cpuPerReq: number; server: number; generator: number; postgres: number; busy: number }[]>();
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  console.log(`\nPostgreSQL: EASEL_WORKERS 1 vs ${most}, 32 connections × ${SECONDS} s per route and round, ${os.availableParallelism()} cores`);
+  for (const workers of rounds) {
+    const before = os.loadavg()[0];
+    easel = startEasel({ EASEL_WORKERS: String(workers) });
+    await waitReady(easel);
+    // Every worker has booted once the primary says so; a few rounds of requests reach each.
+    await sleep(workers > 1 ? 15_000 : 1_000);
+    const idle = rssMiB(easel.pid!);
+    for (const [name, url, headers, status] of cases) {
+      const r = await loadWithShares(url, headers, easel.pid!, status);
+      results.set(name, [...(results.get(name) ?? []), { workers, ...r }]);
+    }
+    await stop(easel);
+    console.log(`round EASEL_WORKERS=${workers}: load average ${before.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after; RSS of the server's processes before the load ${idle.toFixed(0)} MiB`);
+  }
+  console.log(`${"route".padEnd(34)} ${"workers".padStart(7)} ${"req/s".padStart(7)} ${"p50".padStart(4)} ${"p99".padStart(4)} ${"CPU/req".padStart(8)} ${"server".padStart(7)} ${"autocannon".padStart(10)} ${"postgres".padStart(8)} ${"others".padStart(6)} ${"idle".padStart(5)}   (shares of all cores)`);
+  for (const [name, rows] of results) {
+    for (const r of rows) console.log(`${name.padEnd(34)} ${String(r.workers).padStart(7)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${`${r.cpuPerReq.toFixed(2)} ms`.padStart(8)} ${pct(r.server).padStart(7)} ${pct(r.generator).padStart(10)} ${pct(r.postgres).padStart(8)} ${pct(Math.max(0, r.busy - r.server - r.generator - r.postgres)).padStart(6)} ${pct(Math.max(0, 1 - r.busy)).padStart(5)}`);
+    const mean = (w: number, k: "rps" | "cpuPerReq" = "rps") => {
+      const xs = rows.filter((r) => r.workers === w).map((r) => r[k]);
+      return xs.reduce((a, b) => a + b, 0) / xs.length;
+    };
+    console.log(`${"".padEnd(34)} ${most} / 1 workers: ${(mean(most) / mean(1)).toFixed(2)} × req/s; CPU/req ${mean(1, "cpuPerReq").toFixed(2)} → ${mean(most, "cpuPerReq").toFixed(2)} ms (means of the rounds)`);
+  }
+  await scratch.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
 async function main() {
   if (argv.includes("--metrics")) return metricsMain();
+  if (argv.includes("--workers")) return workersMain();
   const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
   // A database of this run's own: a second run must not meet the first one's workspace.
   const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, "bench_api") : null;

@@ -37,12 +37,13 @@ export type EaselNode = { child: ChildProcess; port: number; origin: string; env
 
 /**
  * Spawns the server entry of the build in `appDir` in a process group of its own (so stopping it stops
- * anything it spawned). `env` is added to this process's environment.
+ * anything it spawned). `env` is added to this process's environment (EASEL_WORKERS=1 unless it says otherwise).
  */
 export function startNode(appDir: string, env: Record<string, string | undefined>, port: number): EaselNode {
   // A test runner's NODE_ENV=test and VITEST_* must not reach a production server.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_ENV" && !k.startsWith("VITEST")));
-  const full = { ...inherited, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env } as unknown as NodeJS.ProcessEnv;
+  // One process per node unless a caller asks for workers: each node here stands for one process.
+  const full = { ...inherited, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), EASEL_WORKERS: "1", ...env } as unknown as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k];
   const startedAt = performance.now();
   const child = spawn(process.execPath, [path.join(appDir, SERVER_ENTRY), "-p", String(port), "-H", "127.0.0.1"], {

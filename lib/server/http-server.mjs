@@ -107,8 +107,9 @@ function bearsToken(header, tokenDigest) {
  * `/metrics`, answered before Next.js: 404 when no token is configured (as any path nothing
  * serves), 401 to anyone without it, else the registry in the Prometheus text format.
  * @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {Buffer | null} tokenDigest
+ * @param {() => Promise<{ contentType: string, body: string }>} render
  */
-function answerMetrics(req, res, tokenDigest) {
+function answerMetrics(req, res, tokenDigest, render) {
   if (!tokenDigest) return sendJson(res, 404, { status: "not_found" });
   if (!bearsToken(req.headers.authorization, tokenDigest)) {
     res.setHeader("www-authenticate", 'Bearer realm="metrics"');
@@ -118,7 +119,7 @@ function answerMetrics(req, res, tokenDigest) {
     res.setHeader("allow", "GET, HEAD");
     return sendJson(res, 405, { status: "method_not_allowed" });
   }
-  renderMetrics().then(
+  render().then(
     ({ contentType, body }) => {
       res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
       res.end(req.method === "HEAD" ? undefined : body);
@@ -207,12 +208,18 @@ const hasBody = (req) => req.headers["transfer-encoding"] !== undefined || (req.
  * (one access line: method, route template, status, duration; never the URL, whose query may hold
  * a signature) and, when /metrics is on, counted.
  *
+ * Under EASEL_WORKERS (lib/server/cluster), `forwardStorage` hands the embedded store's requests
+ * to the worker that owns the store (it answers false on that worker itself), and
+ * `metricsSource` renders /metrics for every worker of the deployment rather than this one.
+ *
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>} nextHandler
- * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, uploadIdleTimeout?: number, connectionsCheckingInterval?: number, metricsToken?: string | null }} [overrides]
+ * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, uploadIdleTimeout?: number, connectionsCheckingInterval?: number, metricsToken?: string | null,
+ *   forwardStorage?: (req: http.IncomingMessage, res: http.ServerResponse, path: string, id: string) => boolean,
+ *   metricsSource?: () => Promise<{ contentType: string, body: string }> }} [overrides]
  *   tests scale the timeouts down and choose the metrics token (else EASEL_METRICS_TOKEN)
  */
 export function createEaselServer(nextHandler, overrides = {}) {
-  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, metricsToken, ...options } = {
+  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, metricsToken, forwardStorage, metricsSource = renderMetrics, ...options } = {
     ...TIMEOUTS,
     uploadIdleTimeout: uploadIdleTimeoutFromEnv(),
     metricsToken: metricsTokenFromEnv(),
@@ -249,7 +256,7 @@ export function createEaselServer(nextHandler, overrides = {}) {
     const path = pathOf(req.url ?? "/");
     const route = routeOf(path);
     res.once("close", () => finished(req, res, id, route, started));
-    if (path === "/metrics") return answerMetrics(req, res, tokenDigest);
+    if (path === "/metrics") return answerMetrics(req, res, tokenDigest, metricsSource);
     if (answerHealth(req, res, path, () => stopping)) return;
     delete req.headers[CLIENT_ADDRESS_HEADER];
     if (req.socket.remoteAddress) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress;
@@ -257,6 +264,7 @@ export function createEaselServer(nextHandler, overrides = {}) {
       if (path.startsWith(STORAGE_PREFIX)) boundBodyIdle(req, res, uploadIdleTimeout);
       else boundBodyTotal(req, res, requestTimeout);
     }
+    if (forwardStorage && path.startsWith(STORAGE_PREFIX) && forwardStorage(req, res, path, id)) return;
     /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined} */
     const direct = /** @type {any} */ (globalThis)[DIRECT_ROUTES];
     if (direct?.(req, res)) return;

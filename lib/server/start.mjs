@@ -4,15 +4,23 @@
  *
  *   node lib/server/start.mjs [-p PORT] [-H HOST]      PORT defaults to $PORT, then 3000
  *
+ * With EASEL_WORKERS above 1 (the default on PostgreSQL: one per core) this process becomes the
+ * primary of that many workers on the same port, each running this file again as a server
+ * (lib/server/cluster).
+ *
  * Next.js runs instrumentation.ts's register() here as it starts: that opens the database, starts
  * the job executor and publishes the direct routes on a global symbol (this file is plain Node.js
  * and cannot import the app's TypeScript, which Next.js has bundled).
  */
+import cluster from "node:cluster";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { log } from "../log/logger.mjs";
 import { createEaselServer } from "./http-server.mjs";
+import { runPrimary } from "./cluster/primary.mjs";
+import { workersFromEnv } from "./cluster/setting.mjs";
+import { clusterWorker } from "./cluster/worker.mjs";
 
 /** @param {string[]} argv */
 function options(argv) {
@@ -44,6 +52,11 @@ async function main() {
   log(); // made now: a wrong EASEL_LOG_LEVEL or EASEL_LOG_FORMAT stops the start here, with its reason
   const { port, hostname } = options(process.argv.slice(2));
   const graceMs = shutdownTimeoutMs();
+  if (cluster.isPrimary) {
+    const count = workersFromEnv();
+    if (count > 1) return runPrimary({ count, graceMs });
+  }
+  const worker = clusterWorker();
   const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
   const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
   // The server listens before Next.js has prepared: /healthz answers at once, /readyz says 503
@@ -53,7 +66,10 @@ async function main() {
     log().fatal({ err }, "cannot start: Next.js did not prepare");
     process.exit(1);
   });
-  const server = createEaselServer(async (req, res) => (await prepared)(req, res));
+  const server = createEaselServer(
+    async (req, res) => (await prepared)(req, res),
+    worker ? { forwardStorage: worker.forwardStorage, metricsSource: worker.metricsSource } : {},
+  );
   server.on("error", (err) => {
     log().fatal({ err, host: hostname ?? "*", port }, "cannot listen");
     process.exit(1);
@@ -61,6 +77,7 @@ async function main() {
   const url = `http://${hostname ?? "localhost"}:${port}`;
   server.listen(port, hostname, () => log().info({ url }, "listening"));
   await prepared;
+  await worker?.ready();
   log().info({ url }, "ready");
 
   // Stop taking connections, let requests in flight finish (within the grace period), stop the
@@ -72,7 +89,7 @@ async function main() {
     stopping = true;
     const deadline = Date.now() + graceMs;
     log().info({ signal, grace_s: graceMs / 1000 }, "stopping");
-    const drained = new Promise((resolve) => server.close(() => resolve(true)));
+    const drained = Promise.all([new Promise((resolve) => server.close(() => resolve(true))), worker?.closePrivate()]);
     server.closeIdleConnections();
     const idle = setInterval(() => server.closeIdleConnections(), 250);
     const inTime = await Promise.race([drained, new Promise((r) => setTimeout(() => r(false), graceMs).unref())]);

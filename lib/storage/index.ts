@@ -7,7 +7,9 @@ import { S3_MOUNT_PATH } from "../objectstore/mounts";
 import { handleS3Request } from "../objectstore/s3/handler";
 import { cloudObjects } from "./gcs/cloud-objects";
 import { createGcsDriver } from "./gcs/driver";
-import { localObjects } from "./gcs/local-objects";
+import type { ObjectOps } from "./gcs/local-objects";
+import { embeddedObjects } from "../server/cluster/embedded-objects";
+import { servedByStoreOwner } from "../server/cluster/store-requests";
 import { embeddedGcsSigner, externalGcsSigner, type GcsSigner } from "./gcs/signer";
 import { embeddedS3Settings, externalS3Settings, makeS3Client } from "./s3/config";
 import { createS3Driver, ensureBucket, type S3Target } from "./s3/driver";
@@ -65,17 +67,19 @@ export function storageFor(kind: "s3" | "gcs", ctx: StorageContext): StorageDriv
     return createS3Driver(target, ctx.clock);
   }
   const signer = () => once<GcsSigner>(ctx.db, `gcs ${ctx.baseUrl}`, async () => externalGcsSigner() ?? (await embeddedGcsSigner(ctx.baseUrl, ctx.db)));
-  let objects: ReturnType<typeof localObjects> | null = null;
+  let objects: ObjectOps | null = null;
   return createGcsDriver(async () => {
     const s = await signer();
-    objects ??= s.embedded ? localObjects(layoutOf(ctx), EMBEDDED_BUCKET, ctx.clock) : cloudObjects(s.storage.bucket(s.bucket));
+    // The embedded store's files through the process that owns them (lib/server/cluster/embedded-objects.ts).
+    objects ??= s.embedded ? embeddedObjects(layoutOf(ctx), EMBEDDED_BUCKET, ctx.clock) : cloudObjects(s.storage.bucket(s.bucket));
     return { signer: s, objects };
   }, ctx.clock);
 }
 
 /** The embedded store's S3 handler, called directly with the same context its HTTP route gives it. */
 function embeddedStoreHandler(ctx: StorageContext) {
-  return inProcessRequestHandler((req) => handleS3Request(req, { lay: layoutOf(ctx), credentials: () => embeddedS3Credentials(ctx.db), clock: ctx.clock, mountPath: S3_MOUNT_PATH }));
+  // Under EASEL_WORKERS only the store's owner serves it; another worker's requests go to the owner.
+  return inProcessRequestHandler(servedByStoreOwner((req) => handleS3Request(req, { lay: layoutOf(ctx), credentials: () => embeddedS3Credentials(ctx.db), clock: ctx.clock, mountPath: S3_MOUNT_PATH })));
 }
 
 const layoutOf = (ctx: StorageContext) => ctx.embeddedLayout ?? embeddedLayout();
