@@ -1,0 +1,67 @@
+import { beforeAll, expect, it } from "vitest";
+import type { Db } from "../../lib/db";
+import { testClient } from "./fixtures/client";
+import { finishedRuns, jobsDb, startExecutor } from "./helpers";
+
+/**
+ * A send to a database whose executor runs in this process, with free slots and nothing else
+ * due, stores the new run's first call already leased to that executor (local-slots.ts): the run
+ * starts without a claim statement. A run in a concurrency group is never leased that way (its
+ * group is counted by a claim).
+ */
+
+let db: Db;
+beforeAll(async () => {
+  ({ db } = await jobsDb());
+});
+
+type Session = { logger?: { logQuery: (text: string, params: unknown[]) => void } };
+
+/** Statements issued on `db` while `body` runs, by their first words. */
+async function statementsDuring(body: () => Promise<void>): Promise<string[]> {
+  const session = (db as unknown as { session: Session }).session;
+  const before = session.logger;
+  const seen: string[] = [];
+  session.logger = { logQuery: (text, params) => (seen.push(text.replace(/\s+/g, " ").trim()), before?.logQuery(text, params)) };
+  try {
+    await body();
+  } finally {
+    session.logger = before;
+  }
+  return seen;
+}
+
+const isClaim = (text: string) => /^with (candidate|head) as/.test(text);
+
+it("starts a run sent to a caught-up executor without a claim: its insert leases the first call", async () => {
+  const plain = testClient.createFunction({ id: "lease-plain", retries: 0, triggers: [{ event: "lease/plain" }] }, async ({ event, step }) => step.run("one", () => event.data.n));
+  const grouped = testClient.createFunction(
+    { id: "lease-grouped", retries: 0, concurrency: [{ key: "event.data.n", limit: 1 }], triggers: [{ event: "lease/grouped" }] },
+    async ({ event, step }) => step.run("one", () => event.data.n),
+  );
+  // No polling during the test: every claim statement seen is one a run needed.
+  await startExecutor(db, { functions: [plain, grouped], pollMs: 60_000 });
+  // The first run catches the executor up (its loop's claim finds nothing more due).
+  await testClient.send({ name: "lease/plain", data: { n: 0 } });
+  await finishedRuns(db, "jobs-test-lease-plain", 1);
+
+  const plainStatements = await statementsDuring(async () => {
+    for (let n = 1; n <= 5; n++) {
+      await testClient.send({ name: "lease/plain", data: { n } });
+      await finishedRuns(db, "jobs-test-lease-plain", n + 1);
+    }
+  });
+  const runs = await finishedRuns(db, "jobs-test-lease-plain", 6);
+  expect(runs.map((r) => [r.status, r.output]).sort()).toEqual([0, 1, 2, 3, 4, 5].map((n) => ["completed", n]).sort());
+  // Leased by its insert: started at the moment it was created (a claim starts it later).
+  const leasedByInsert = runs.filter((r) => r.startedAt?.getTime() === r.createdAt.getTime());
+  expect(leasedByInsert.length).toBeGreaterThanOrEqual(5);
+  expect(plainStatements.filter(isClaim)).toEqual([]);
+
+  const groupedStatements = await statementsDuring(async () => {
+    await testClient.send({ name: "lease/grouped", data: { n: 7 } });
+    await finishedRuns(db, "jobs-test-lease-grouped", 1);
+  });
+  expect((await finishedRuns(db, "jobs-test-lease-grouped", 1)).map((r) => [r.status, r.output])).toEqual([["completed", 7]]);
+  expect(groupedStatements.filter(isClaim).length).toBeGreaterThan(0);
+});
