@@ -18,12 +18,19 @@ export async function startReceiver() {
       arrivals.push({ path: req.url ?? "/", assetId: body.asset.id, title: body.asset.title, at });
     });
   });
-  server.keepAliveTimeout = 1000;
+  // Node's default (5 s) unless BENCH_RECEIVER_KEEP_ALIVE_MS says otherwise. At 1 s or less, Node's
+  // HTTP client never reuses a connection: it takes the receiver's `Keep-Alive: timeout=1` hint
+  // minus a second of margin, so every delivery opens a connection of its own.
+  server.keepAliveTimeout = Number(process.env.BENCH_RECEIVER_KEEP_ALIVE_MS ?? 5000);
+  // Connections opened to the receiver: how well the sender's keep-alive pools held.
+  let connections = 0;
+  server.on("connection", () => void connections++);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   return {
     url: (p: string) => `http://127.0.0.1:${port}${p}`,
     arrivals,
+    connections: () => connections,
     /**
      * Resolves when `done()` holds or the deadline (a performance.now() time) passes. Looks every
      * 50 ms, not at every arrival: `done()` scans the arrivals, and at thousands of deliveries a

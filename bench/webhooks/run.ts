@@ -227,6 +227,7 @@ async function main() {
     const sentAt = new Map<number, number>();
     const sends: Promise<void>[] = [];
     const stopProfile = await startProfile();
+    const connections0 = receiver.connections();
     const cpu1 = process.cpuUsage();
     const s0 = performance.now();
     for (let i = 0; i < events; i++) {
@@ -258,7 +259,8 @@ async function main() {
     console.log(
       `          event→delivery p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms (delivered ones); ` +
         `throughput ${throughput.toFixed(1)} deliveries/s overall, ${((inWindow / (sendEnd - s0)) * 1000).toFixed(1)}/s while sending; ` +
-        `${(steadyCpu / Math.max(1, arrivals.length)).toFixed(2)} ms of this process's CPU per delivery (the sends included)`,
+        `${(steadyCpu / Math.max(1, arrivals.length)).toFixed(2)} ms of this process's CPU per delivery (the sends included); ` +
+        `${receiver.connections() - connections0} connections opened to the receiver`,
     );
   }
 
