@@ -1,6 +1,7 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ancestorIdsOf } from "../boards/tree";
+import { prepared } from "../db/prepared";
 import { assetBoards, assets, boards, workspaces, type Asset, type Hook, type Trigger, type Workspace } from "../db/schema";
 import type { Deps } from "../deps";
 import { jobMediaBaseUrl } from "../http/base-url";
@@ -49,13 +50,18 @@ async function placement(deps: Deps, change: AssetChange, deletedBoardIds: numbe
     if (rows.length === 0) return null;
     return { workspace: rows[0].workspace, asset: null, boards: rows.flatMap((r) => (r.board ? [r.board] : [])) };
   }
-  const rows = await deps.db
-    .select({ workspace: workspaces, asset: assets, board })
-    .from(workspaces)
-    .leftJoin(assets, and(eq(assets.id, change.assetId), eq(assets.workspaceId, workspaces.id)))
-    .leftJoin(assetBoards, eq(assetBoards.assetId, assets.id))
-    .leftJoin(boards, and(eq(boards.id, assetBoards.boardId), eq(boards.workspaceId, workspaces.id)))
-    .where(eq(workspaces.id, change.workspaceId));
+  // Prepared once per database handle (every asset_added and asset_updated fan-out runs it).
+  const placed = prepared(deps.db, "webhook_asset_placement", (d) =>
+    d
+      .select({ workspace: workspaces, asset: assets, board })
+      .from(workspaces)
+      .leftJoin(assets, and(eq(assets.id, sql.placeholder("assetId")), eq(assets.workspaceId, workspaces.id)))
+      .leftJoin(assetBoards, eq(assetBoards.assetId, assets.id))
+      .leftJoin(boards, and(eq(boards.id, assetBoards.boardId), eq(boards.workspaceId, workspaces.id)))
+      .where(eq(workspaces.id, sql.placeholder("workspaceId")))
+      .prepare("webhook_asset_placement"),
+  );
+  const rows = await placed.execute({ assetId: change.assetId, workspaceId: change.workspaceId });
   if (rows.length === 0 || !rows[0].asset) return null;
   return { workspace: rows[0].workspace, asset: rows[0].asset, boards: rows.flatMap((r) => (r.board ? [r.board] : [])) };
 }
