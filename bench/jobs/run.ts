@@ -237,7 +237,7 @@ async function executor() {
   await http?.close();
   await close();
   console.log(`executor: ${kind}, ${TRANSPORT} calls, concurrency ${CONCURRENCY}; send() took ${(sendMs / RUNS).toFixed(2)} ms per event`);
-  console.log(burstCounts, JSON.stringify((globalThis as any).__dbg));
+  console.log(burstCounts);
   for (const [key, n] of [...byKind].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${(n / (RUNS + SEQUENTIAL)).toFixed(2).padStart(6)} per run  ${key}`);
   console.log(`load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   printSqlTimes();
