@@ -88,6 +88,8 @@ export class Executor {
    * claimed, starts after one leased by its insert.
    */
   private caughtUp = false;
+  /** The loop found free slots all promised to an offer: the offer's end must wake it (unused slots come back). */
+  private waitingForOffers = false;
   private withdrawSlots: (() => void) | null = null;
 
   constructor(options: ExecutorOptions) {
@@ -167,6 +169,11 @@ export class Executor {
       if (!open) return false;
       open = false;
       this.reserved -= free;
+      // Work that came meanwhile (a concurrent send without an offer) waited for these slots.
+      if (this.waitingForOffers) {
+        this.waitingForOffers = false;
+        this.poke();
+      }
       return true;
     };
     return {
@@ -264,6 +271,8 @@ export class Executor {
       this.caughtUp = claims.length < free;
       if (claims.length < free) break;
     }
+    // Slots free but promised to an offer in progress: look again when it ends.
+    if (this.inFlight.size < this.o.concurrency && this.inFlight.size + this.reserved >= this.o.concurrency) this.waitingForOffers = true;
     if (!this.running || this.pending) return;
     let wait = this.o.pollMs;
     if (this.inFlight.size + this.reserved < this.o.concurrency) {
