@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from "./clock";
 import { serverDb, type Db } from "./db";
 import type { StorageKind } from "./db/schema";
+import { installDeps, installedDeps } from "./installed-deps";
 import { jobsMode } from "./jobs/mode";
 import { embeddedJobSender, inngestJobSender, type JobSender } from "./jobs/send";
 import { storageFor } from "./storage";
@@ -12,11 +13,9 @@ export type StorageResolver = (kind: StorageKind, baseUrl: string) => StorageDri
 /** The ports domain functions take first. Production builds them from the environment; tests pass their own. */
 export type Deps = { db: Db; clock: Clock; jobs: JobSender; storage: StorageResolver };
 
-type Holder = { __easelDeps?: Deps | null };
-const holder = globalThis as Holder;
-
 export async function getDeps(): Promise<Deps> {
-  if (holder.__easelDeps) return holder.__easelDeps;
+  const installed = installedDeps<Deps>();
+  if (installed) return installed;
   const { db } = await serverDb();
   const clock = systemClock;
   // Embedded: the executor's events live in this database, so the outbox stores them there in one transaction.
@@ -26,5 +25,5 @@ export async function getDeps(): Promise<Deps> {
 
 /** Tests install their own deps (a test database, a recording job sender, memory storage, a movable clock). */
 export function setDeps(deps: Deps | null) {
-  holder.__easelDeps = deps;
+  installDeps(deps);
 }

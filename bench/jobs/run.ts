@@ -9,7 +9,11 @@
  * Latency is from the start of `send()` to the start of the run's first step body: under load
  * (the burst of RUNS sends) and unloaded (BENCH_SEQUENTIAL sends, each after the previous run's
  * step started).
+ * BENCH_CPU_PROF=<file> writes a V8 CPU profile of the burst alone (open it in Chrome's DevTools, or
+ * summarise it with bench/jobs/profile-summary.ts).
  */
+import { Session } from "node:inspector/promises";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -120,6 +124,22 @@ async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Prom
   return { db: countTransactions(db as unknown as Db), kind: "pglite (in memory)", close: () => pg.close() };
 }
 
+/** BENCH_CPU_PROF: profiles the burst only (not start-up, migrations or the unloaded phase). */
+async function startProfile(): Promise<(() => Promise<void>) | null> {
+  const file = process.env.BENCH_CPU_PROF;
+  if (!file) return null;
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -188,6 +208,7 @@ async function executor() {
   const sentAt: number[] = [];
   Object.assign(counts, { statements: 0, transactions: 0, calls: 0 });
   sqlTimes.clear();
+  const profiler = await startProfile();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let n = 0; n < RUNS; n++) {
@@ -198,6 +219,7 @@ async function executor() {
   await finished;
   const elapsed = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  await profiler?.();
   const burst = summary("executor", sentAt.map((s, n) => started.get(n)! - s), elapsed);
   const per = (n: number) => (n / RUNS).toFixed(1);
   const burstCounts = `per run (send included): ${per(counts.statements)} SQL statements + ${per(counts.transactions)} transactions, ${per(counts.calls)} serve-route calls; ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(1)} ms of this process's CPU (less sensitive to the machine's load than runs/s)`;

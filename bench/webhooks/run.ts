@@ -10,6 +10,7 @@
  *   BENCH_FANOUT_SECONDS=600 (how long to wait for the fan-out's deliveries)
  *   BENCH_PHASES=fanout,steady (either or both)
  *   npx tsx bench/webhooks/run.ts --server          the same phases through a built server, as `npm start` runs it (server.ts)
+ * BENCH_CPU_PROF=<file> writes a V8 CPU profile of the steady phase (bench/jobs/profile-summary.ts summarises it).
  * Load averages are printed with each phase: on a shared machine the figures mean little without them.
  * It uses only what every version of lib/webhooks has, so the same script can be run against an
  * older checkout (a `git worktree`) right before the current one, for a before/after in the same conditions.
@@ -22,6 +23,7 @@
  *    what is left queued (deliveries not made, job queue rows) at the end of the drain.
  */
 import fs from "node:fs";
+import { Session } from "node:inspector/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -39,7 +41,7 @@ import { setDeps, type Deps } from "../../lib/deps";
 import { resetEnvCache } from "../../lib/env";
 import { inngest, useSigningKey } from "../../lib/jobs/client";
 import { assetChanged } from "../../lib/jobs/events";
-import { Executor, httpTransport, inProcessTransport, signingKeyFromSecret } from "../../lib/jobs/executor";
+import { Executor, httpTransport, inProcessTransport, keepEnvironmentInPlainObject, signingKeyFromSecret } from "../../lib/jobs/executor";
 import { inngestJobSender } from "../../lib/jobs/send";
 import { queryRows } from "../../lib/db";
 import { getSecret } from "../../lib/secrets";
@@ -134,6 +136,22 @@ async function postDirectly(urls: string[], concurrency: number, assetId: number
   );
 }
 
+/** BENCH_CPU_PROF: a CPU profile of the steady phase only. */
+async function startProfile(): Promise<(() => Promise<void>) | null> {
+  const file = process.env.BENCH_CPU_PROF;
+  if (!file) return null;
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 500 });
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 async function main() {
   const { db, kind, close } = await openDatabase();
   const deps = { db, clock: systemClock, jobs: inngestJobSender(), storage: () => { throw new Error("no storage in this bench"); } } as Deps;
@@ -142,6 +160,8 @@ async function main() {
   const signingKey = signingKeyFromSecret(await getSecret(db, "jobs_signing_key"));
   const handlers = serve({ client: inngest, functions: [fanOutWebhooksJob, deliverWebhookJob], enableUnauthedSync: false });
   const served = TRANSPORT === "http" ? await serveOverHttp(handlers) : null;
+  // As the server does where it starts the executor (startEmbeddedExecutor).
+  keepEnvironmentInPlainObject();
   const executor = new Executor({
     db, clock: systemClock, signingKey, concurrency: CONCURRENCY,
     serveUrl: served?.url ?? "http://127.0.0.1:1/api/inngest",
@@ -206,6 +226,8 @@ async function main() {
     const assetIds = await insertAssets(db, ws.id, steadyBoard.id, events);
     const sentAt = new Map<number, number>();
     const sends: Promise<void>[] = [];
+    const stopProfile = await startProfile();
+    const connections0 = receiver.connections();
     const cpu1 = process.cpuUsage();
     const s0 = performance.now();
     for (let i = 0; i < events; i++) {
@@ -221,6 +243,7 @@ async function main() {
     const steady = () => receiver.arrivals.filter((a) => a.path.startsWith("/steady/"));
     await receiver.until(() => steady().length >= expected, sendEnd + DRAIN_MS);
     const steadyCpu = cpuMsSince(cpu1);
+    await stopProfile?.();
     const arrivals = steady();
     const latencies = arrivals.map((a) => a.at - sentAt.get(a.assetId)!).sort((a, b) => a - b);
     const last = arrivals.length ? Math.max(...arrivals.map((a) => a.at)) : performance.now();
@@ -236,7 +259,8 @@ async function main() {
     console.log(
       `          event→delivery p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms (delivered ones); ` +
         `throughput ${throughput.toFixed(1)} deliveries/s overall, ${((inWindow / (sendEnd - s0)) * 1000).toFixed(1)}/s while sending; ` +
-        `${(steadyCpu / Math.max(1, arrivals.length)).toFixed(2)} ms of this process's CPU per delivery (the sends included)`,
+        `${(steadyCpu / Math.max(1, arrivals.length)).toFixed(2)} ms of this process's CPU per delivery (the sends included); ` +
+        `${receiver.connections() - connections0} connections opened to the receiver`,
     );
   }
 

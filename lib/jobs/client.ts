@@ -1,6 +1,7 @@
 import { Inngest, type ClientOptions } from "inngest";
-import { getDeps } from "../deps";
-import type { Db } from "../db";
+import { systemClock } from "../clock";
+import { serverDb, type Db } from "../db";
+import { installedDeps } from "../installed-deps";
 import { getSecret } from "../secrets";
 import { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./executor/event-api";
 import { signingKeyFromSecret } from "./executor/signing";
@@ -17,10 +18,12 @@ export function jobsClientOptions(sink: EventSink): Partial<ClientOptions> {
   return { isDev: false, baseUrl: EMBEDDED_BASE_URL, eventKey: "embedded", fetch: embeddedFetch(sink) };
 }
 
-const appSink: EventSink = async () => {
-  const { db, clock } = await getDeps();
-  return { db, clock };
-};
+/**
+ * The database and clock of the app's deps (lib/deps.ts getDeps: a test's installed deps, else
+ * the server's database and the system clock), read without importing lib/deps.ts, which imports
+ * the job senders and through them this client.
+ */
+const appSink: EventSink = async () => installedDeps() ?? { db: (await serverDb()).db, clock: systemClock };
 
 /**
  * Easel's one Inngest client. Domain code never imports it: it sends through `deps.jobs` (lib/jobs/send.ts).

@@ -1,7 +1,9 @@
 import type { EventType, StandardSchemaV1 } from "inngest";
 import type { Tx } from "../db";
 import { inngest } from "./client";
+import type { SlotOffer } from "./executor/local-slots";
 import { ingestEvents } from "./executor/store/ingest";
+import type { Claim } from "./executor/store/queue";
 
 /** An event of the registry (lib/jobs/events.ts). */
 export type JobEvent = EventType<string, StandardSchemaV1<Record<string, unknown>>>;
@@ -30,8 +32,11 @@ export interface JobSender {
    * Only where the job system keeps its events in the app's own database (the embedded executor):
    * stores them with `tx`, so that the relay's hand-off and its deletion of the outbox rows commit
    * together (exactly once). Senders without it are sent to with `send`, then the rows deleted.
+   * With `lease` (free slots of an executor of this process), the runs' first calls are stored
+   * leased to it: `claims` are for that executor to adopt once the transaction has committed
+   * (nothing answered: no call was leased, the executor is woken to look).
    */
-  storeInTransaction?(tx: Tx, events: StoredJobEvent[], now: Date): Promise<void>;
+  storeInTransaction?(tx: Tx, events: StoredJobEvent[], now: Date, lease?: SlotOffer | null): Promise<{ runs: string[]; claims: Claim[] } | void>;
 }
 
 /** Through the Inngest client: to a real Inngest server, or to the embedded executor's event API. */
@@ -51,8 +56,9 @@ export function inngestJobSender(client = inngest): JobSender {
 export function embeddedJobSender(client = inngest): JobSender {
   return {
     ...inngestJobSender(client),
-    async storeInTransaction(tx, events, now) {
-      await ingestEvents(tx, events.map((e) => ({ name: e.name, data: e.data, id: e.id, ts: e.ts })), now);
+    async storeInTransaction(tx, events, now, lease) {
+      const { runs, claims } = await ingestEvents(tx, events.map((e) => ({ name: e.name, data: e.data, id: e.id, ts: e.ts })), now, lease ?? null);
+      return { runs, claims };
     },
   };
 }

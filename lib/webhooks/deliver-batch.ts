@@ -3,7 +3,7 @@ import { triggers, type Trigger } from "../db/schema";
 import type { Deps } from "../deps";
 import { countWebhookDelivery } from "../metrics/registry.mjs";
 import { checkUrl, resolveTarget, UrlGuardError, type PinnedTarget, type UrlPolicy } from "../net/url-guard";
-import type { AttemptOptions, AttemptResult, DeliveryMessage } from "./deliver";
+import type { AttemptOptions, AttemptResult, DeliveryMessage } from "./attempt";
 import { logAttempts, type AttemptRecord } from "./log-attempts";
 import { serializePayload } from "./payload";
 import { DELIVERY_TIMEOUT_MS, hookUrlPolicy } from "./policy";

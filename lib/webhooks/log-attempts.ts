@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { webhookDeliveries, type Trigger } from "../db/schema";
 import type { Deps } from "../deps";
+import { runStatement, Statement } from "../jobs/executor/store/statement";
 
 /** One attempt to record: what was sent, to whom, and how it went. */
 export type AttemptRecord = {
@@ -36,25 +37,45 @@ function rowOf(deps: Deps, r: AttemptRecord) {
 
 const keyOf = (triggerId: string, messageId: string) => `${triggerId}\n${messageId}`;
 
+/** Batches of up to this many attempts have their statement prepared (a fan-out to a few triggers, a retry). */
+const PREPARED_UP_TO = 16;
+
 /**
  * Records attempts, a batch's in one statement, and answers each one's number (in `records`
  * order). A number continues its message's log (a retry or resend follows the attempts before it).
  * Attempts of one message can be logged at the same moment (a resend racing a retry): the unique
  * (trigger, message, attempt) index lets only one take a number, and the others are numbered
  * again one by one, which only happens in such a race.
+ *
+ * Written as SQL text on the driver (as the job executor's hot statements are, and for the same
+ * reason): every fan-out logs a batch, and building the insert with the query builder cost more
+ * CPU than running it.
  */
 export async function logAttempts(deps: Deps, records: AttemptRecord[]): Promise<number[]> {
   if (records.length === 0) return [];
-  const inserted = await deps.db
-    .insert(webhookDeliveries)
-    .values(records.map((r) => rowOf(deps, r)))
-    .onConflictDoNothing({ target: [webhookDeliveries.triggerId, webhookDeliveries.messageId, webhookDeliveries.attempt] })
-    .returning({ triggerId: webhookDeliveries.triggerId, messageId: webhookDeliveries.messageId, attempt: webhookDeliveries.attempt });
+  const st = new Statement();
+  const at = st.at(deps.clock());
+  const values = records.map(
+    (r) =>
+      `(${st.p(r.trigger.id, "text")}, ${st.p(r.messageId, "text")}, ${st.p(r.trigger.hook, "text")}, ${st.json(r.payload)}, ${st.p(r.ok ? "succeeded" : "failed", "text")}, ${st.p(r.responseStatus, "int")}, ${st.p(r.error, "text")}, ${st.p(r.durationMs, "int")})`,
+  );
+  const inserted = await runStatement<{ trigger_id: string; message_id: string; attempt: number }>(
+    deps.db,
+    `insert into webhook_deliveries (trigger_id, message_id, event, payload, attempt, status, response_status, error, duration_ms, created_at)
+      select v.trigger_id, v.message_id, v.event, v.payload,
+        (select count(*) + 1 from webhook_deliveries d where d.trigger_id = v.trigger_id and d.message_id = v.message_id),
+        v.status, v.response_status, v.error, v.duration_ms, ${at}
+      from (values ${values.join(", ")}) as v(trigger_id, message_id, event, payload, status, response_status, error, duration_ms)
+      on conflict (trigger_id, message_id, attempt) do nothing
+      returning trigger_id, message_id, attempt`,
+    st.params,
+    records.length <= PREPARED_UP_TO,
+  );
   // A message appears once per batch, except when a caller logs several attempts of one message at once.
   const numbered = new Map<string, number[]>();
   for (const row of inserted) {
-    const key = keyOf(row.triggerId, row.messageId);
-    numbered.set(key, [...(numbered.get(key) ?? []), row.attempt]);
+    const key = keyOf(row.trigger_id, row.message_id);
+    numbered.set(key, [...(numbered.get(key) ?? []), Number(row.attempt)]);
   }
   const attempts: number[] = [];
   for (const r of records) {

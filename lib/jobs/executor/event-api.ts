@@ -1,6 +1,7 @@
 import type { Clock } from "../../clock";
 import type { Db } from "../../db";
 import { parseCheckpointItemId } from "./checkpoint-id";
+import { offerLocalSlots } from "./local-slots";
 import { notifyWork } from "./signal";
 import { storeCheckpoint, type CheckpointedStep } from "./store/checkpoint";
 import { ingestEvents, type IncomingEvent } from "./store/ingest";
@@ -73,9 +74,19 @@ async function receive(request: Received, sink: EventSink): Promise<Response> {
       return json({ error: "every event needs a name", status: 400 }, 400);
     }
     const { db, clock } = await sink();
-    const { ids } = await ingestEvents(db, events, clock());
-    notifyWork();
-    return json({ ids, status: 200 }, 200);
+    // An executor of this process with free slots gets the new runs' first calls leased by the
+    // insert itself: no claim statement, and no wake-up when it took every run.
+    const offer = offerLocalSlots(db);
+    let ingested: Awaited<ReturnType<typeof ingestEvents>>;
+    try {
+      ingested = await ingestEvents(db, events, clock(), offer);
+    } catch (err) {
+      offer?.release();
+      throw err;
+    }
+    offer?.adopt(ingested.claims);
+    if (ingested.claims.length < ingested.runs.length) notifyWork();
+    return json({ ids: ingested.ids, status: 200 }, 200);
   }
   if (url.pathname === "/fn/register") {
     // An unsigned PUT to the serve route asks the SDK to sync out of band; the executor syncs in band only.

@@ -1,15 +1,17 @@
+import crypto from "node:crypto";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db";
 import type { JobFunction } from "../../db/schema/jobs";
 import { log } from "../../log/logger.mjs";
 import { countJobRun } from "../../metrics/registry.mjs";
 import { checkpointItemId } from "./checkpoint-id";
+import { provideLocalSlots, type SlotOffer } from "./local-slots";
 import { callBody, interpretAnswer, type CallAnswer, type Outcome } from "./protocol";
 import { onWork, notifyWork } from "./signal";
 import { signedBody } from "./signing";
 import { fireDueCrons, nextCronAt } from "./store/crons";
 import { dropItem, functionCache, loadCallState, markRunStarted, type CallState } from "./store/load";
-import { claimBatch, releaseAllLeases, renewLease, type ClaimedItem } from "./store/queue";
+import { claimBatch, releaseAllLeases, renewLease, type Claim, type ClaimedItem } from "./store/queue";
 import { settleCall, settleWake, unlease, type SettleInput, type Settled } from "./store/settle";
 import { syncFunctions } from "./sync";
 import type { Transport } from "./transport";
@@ -76,6 +78,19 @@ export class Executor {
   private unsubscribe: (() => void) | null = null;
   private nextCronCheck = 0;
   private readonly functions: ReturnType<typeof functionCache>;
+  /** Slots promised to the event API (local-slots.ts) and not yet adopted or released. */
+  private reserved = 0;
+  /**
+   * The last look at the queue (a claim, or a settle's claim) found nothing more due: a new run may
+   * then skip the queue and be leased by its own insert. A backlog (a claim that filled every slot
+   * it asked for, a settle that found a next item) turns it off until a look finds the queue
+   * drained, so new runs never pass a backlog; at most a run sent a moment earlier, not yet
+   * claimed, starts after one leased by its insert.
+   */
+  private caughtUp = false;
+  /** The loop found free slots all promised to an offer: the offer's end must wake it (unused slots come back). */
+  private waitingForOffers = false;
+  private withdrawSlots: (() => void) | null = null;
 
   constructor(options: ExecutorOptions) {
     this.o = {
@@ -95,6 +110,7 @@ export class Executor {
     if (this.running) return;
     this.running = true;
     this.unsubscribe = onWork(() => this.poke());
+    this.withdrawSlots = provideLocalSlots(this.o.db, this);
     this.loop = this.main().catch((err) => this.o.log.error(`executor stopped: ${(err as Error).message}`, { err }));
   }
 
@@ -108,6 +124,7 @@ export class Executor {
     if (!this.running) return;
     this.running = false;
     this.unsubscribe?.();
+    this.withdrawSlots?.();
     this.poke();
     // The loop first: a claim it had under way becomes one more call in flight.
     const drained = (async () => {
@@ -137,6 +154,54 @@ export class Executor {
   poke() {
     this.pending = true;
     this.wake?.();
+  }
+
+  /**
+   * Offers this node's free slots to an insert of new runs (local-slots.ts), only when caught up:
+   * otherwise due items wait in the queue and the loop takes them first, in order.
+   */
+  offerSlots(): SlotOffer | null {
+    const free = this.o.concurrency - this.inFlight.size - this.reserved;
+    if (!this.running || !this.caughtUp || free < 1) return null;
+    this.reserved += free;
+    let open = true;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      this.reserved -= free;
+      // Work that came meanwhile (a concurrent send without an offer) waited for these slots.
+      if (this.waitingForOffers) {
+        this.waitingForOffers = false;
+        this.poke();
+      }
+      return true;
+    };
+    return {
+      token: crypto.randomUUID(),
+      leaseMs: this.o.leaseMs,
+      limit: free,
+      adopt: (claims) => {
+        if (!close()) return;
+        for (const claim of claims) this.spawn(claim);
+      },
+      release: () => void close(),
+    };
+  }
+
+  /** A worker for a claimed item; an item claimed while stopping is given back. */
+  private spawn(claim: Claim) {
+    if (!this.running) {
+      unlease(this.o.db, claim.item).catch((err: Error) =>
+        this.o.log.warn(`run ${claim.item.runId}: could not give back a lease taken while stopping; it runs again when the lease ends`, { err, run_id: claim.item.runId }),
+      );
+      return;
+    }
+    const worker: Worker = { item: claim.item };
+    const task: Promise<void> = this.process(worker, claim.state).then(
+      (quiet) => this.finished(task, quiet),
+      () => this.finished(task, false),
+    );
+    this.inFlight.set(task, worker);
   }
 
   async sync() {
@@ -191,8 +256,8 @@ export class Executor {
     // the earliest item not yet due falls due; when work is queued the loop comes straight back
     // here (a finished call pokes it), without sleeping.
     let dueAt: Date | null = null;
-    while (this.running && this.inFlight.size < this.o.concurrency) {
-      const free = this.o.concurrency - this.inFlight.size;
+    while (this.running && this.inFlight.size + this.reserved < this.o.concurrency) {
+      const free = this.o.concurrency - this.inFlight.size - this.reserved;
       const { claims, nextDueAt } = await claimBatch(this.o.db, this.o.clock(), this.o.leaseMs, free);
       dueAt = nextDueAt;
       for (const claim of claims) {
@@ -200,18 +265,17 @@ export class Executor {
           await unlease(this.o.db, claim.item);
           continue;
         }
-        const worker: Worker = { item: claim.item };
-        const task: Promise<void> = this.process(worker, claim.state).then(
-          (quiet) => this.finished(task, quiet),
-          () => this.finished(task, false),
-        );
-        this.inFlight.set(task, worker);
+        this.spawn(claim);
       }
+      // Fewer than asked: nothing more was due.
+      this.caughtUp = claims.length < free;
       if (claims.length < free) break;
     }
+    // Slots free but promised to an offer in progress: look again when it ends.
+    if (this.inFlight.size < this.o.concurrency && this.inFlight.size + this.reserved >= this.o.concurrency) this.waitingForOffers = true;
     if (!this.running || this.pending) return;
     let wait = this.o.pollMs;
-    if (this.inFlight.size < this.o.concurrency) {
+    if (this.inFlight.size + this.reserved < this.o.concurrency) {
       const untilDue = dueAt ? dueAt.getTime() - this.o.clock().getTime() : Infinity;
       if (untilDue > 0) wait = Math.min(wait, untilDue);
     }
@@ -223,6 +287,8 @@ export class Executor {
   private finished(task: Promise<void>, quiet: boolean) {
     this.inFlight.delete(task);
     if (!quiet) this.poke();
+    // Quiet: the worker's last settle looked at the queue and saw nothing due.
+    else this.caughtUp = true;
   }
 
   private idle(ms: number): Promise<void> {
@@ -263,6 +329,8 @@ export class Executor {
           await unlease(this.o.db, next);
           return false;
         }
+        // A settle that found another due item: there may be a backlog.
+        if (claimed) this.caughtUp = false;
         worker.item = next;
         // The settle reported the run as it now is, or loaded the claimed run: the next call goes out without reloading it.
         state = settled?.next ? (state && settled.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: settled.state.memoized } : null) : (claimed?.state ?? null);
@@ -308,8 +376,10 @@ export class Executor {
     const settled = await settleCall(this.o.db, { item, outcome, maxAttempts, now: this.o.clock(), backoffMs: this.o.backoffMs, leaseMs: this.o.leaseMs, call, sequential, claimNext: this.running });
     // The settle that ended the run says so once: a lost lease or an ended run is labelled otherwise.
     if (settled.label === "completed" || settled.label === "failed") countJobRun(functionId, settled.label);
-    // New work for other workers (planned steps, a failure handler's run) only appears when this one does not go on.
-    if (!settled.next) notifyWork();
+    // New work for other workers (planned steps, a failure handler's run, a sleep's or a retry's
+    // timer to wait for) only appears when this one does not go on, and never when the run has
+    // simply completed (its items are gone): the worker's own end tells the loop whether to look.
+    if (!settled.next && settled.label !== "completed") notifyWork();
     return settled;
   }
 

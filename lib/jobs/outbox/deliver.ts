@@ -1,6 +1,8 @@
 import type { Deps } from "../../deps";
 import type { EventOutboxRow } from "../../db/schema/event-outbox";
+import { offerLocalSlots } from "../executor/local-slots";
 import { notifyWork } from "../executor/signal";
+import type { Claim } from "../executor/store/queue";
 import type { JobSender, StoredJobEvent } from "../send";
 import { recordFailure, recordSuccess, rowRetryDelayMs } from "./state";
 import { deleteRows, leaseByIds, leaseDue, releaseFailed, releaseUntried, takeByIds, takeDue } from "./store";
@@ -42,12 +44,17 @@ const toStored = (row: EventOutboxRow): StoredJobEvent => ({ id: row.id, name: r
  */
 async function deliverInTransaction(deps: RelayDeps, store: NonNullable<JobSender["storeInTransaction"]>, which: Selection): Promise<Delivered> {
   let taken: EventOutboxRow[] = [];
+  // An executor of this process with free slots gets the new runs' first calls leased by the
+  // store itself (no claim statement), adopted once the transaction has committed.
+  const offer = offerLocalSlots(deps.db);
+  let stored: { runs: string[]; claims: Claim[] } | null = null;
   try {
     await deps.db.transaction(async (tx) => {
       taken = "ids" in which ? await takeByIds(tx, which.ids) : await takeDue(tx, which.due);
-      if (taken.length) await store(tx, taken.map(toStored), deps.clock());
+      if (taken.length) stored = (await store(tx, taken.map(toStored), deps.clock(), offer)) ?? null;
     });
   } catch (err) {
+    offer?.release();
     // Nothing taken: the database itself failed, and the rows are as they were.
     if (!taken.length) throw err;
     if (taken.length > 1) {
@@ -65,7 +72,9 @@ async function deliverInTransaction(deps: RelayDeps, store: NonNullable<JobSende
     logStubbornRow(row, err);
     return { taken: 1, handed: 0, failed: 1, error: messageOf(err), outage: fresh(row) };
   }
-  if (taken.length) notifyWork();
+  const done = stored as { runs: string[]; claims: Claim[] } | null;
+  offer?.adopt(done?.claims ?? []);
+  if (taken.length && (!done || done.claims.length < done.runs.length)) notifyWork();
   return { taken: taken.length, handed: taken.length, failed: 0 };
 }
 

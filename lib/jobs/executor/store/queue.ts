@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
 import { isSingleSession, queryRows, type Db, type DbOrTx } from "../../../db";
 import type { JobQueueKind } from "../../../db/schema/jobs";
-import { parseCallState, type CallState, type CallStateRow } from "./load";
+import { parseCallState, type CallState, type CallStateRow } from "./call-state";
 import { runStatement, Statement } from "./statement";
 
 export type ClaimedItem = { id: number; runId: string; kind: JobQueueKind; stepId: string; name: string | null; attempt: number; leaseToken: string };
