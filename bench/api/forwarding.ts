@@ -25,7 +25,7 @@ async function main() {
   const scratch = await scratchDatabase(process.env.DATABASE_URL, "bench_forwarding");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-forwarding-"));
   const node = startNode(builtAppDir(), { DATABASE_URL: scratch.url, EASEL_DATA_DIR: dataDir, EASEL_WORKERS: "2", EASEL_RATE_LIMIT_PER_MIN: "1000000", EASEL_JOBS_DISABLED: "1" }, await freePort());
-  const lines: Record<string, any>[] = [];
+  const lines: Record<string, unknown>[] = [];
   let partial = "";
   node.child.stdout!.on("data", (d: Buffer) => {
     const parts = (partial + d.toString()).split("\n");

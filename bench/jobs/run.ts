@@ -12,8 +12,8 @@
  * BENCH_CPU_PROF=<file> writes a V8 CPU profile of the burst alone (open it in Chrome's DevTools, or
  * summarise it with bench/jobs/profile-summary.ts).
  */
-import { Session } from "node:inspector/promises";
 import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import os from "node:os";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -166,7 +166,6 @@ async function baseline() {
   const sentAt: number[] = [];
   Object.assign(counts, { statements: 0, transactions: 0, calls: 0 });
   sqlTimes.clear();
-  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let n = 0; n < RUNS; n++) {
     sentAt[n] = performance.now();

@@ -23,11 +23,12 @@
  *    what is left queued (deliveries not made, job queue rows) at the end of the drain.
  */
 import fs from "node:fs";
-import { Session } from "node:inspector/promises";
 import http from "node:http";
+import { Session } from "node:inspector/promises";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { serve } from "inngest/next";
@@ -35,6 +36,7 @@ import postgres from "postgres";
 import type { Principal } from "../../lib/auth/principal";
 import { systemClock } from "../../lib/clock";
 import type { Db } from "../../lib/db";
+import { queryRows } from "../../lib/db";
 import { migratePgliteDb, migratePostgresDb } from "../../lib/db/migrate";
 import * as schema from "../../lib/db/schema";
 import { setDeps, type Deps } from "../../lib/deps";
@@ -43,15 +45,13 @@ import { inngest, useSigningKey } from "../../lib/jobs/client";
 import { assetChanged } from "../../lib/jobs/events";
 import { Executor, httpTransport, inProcessTransport, keepEnvironmentInPlainObject, signingKeyFromSecret } from "../../lib/jobs/executor";
 import { inngestJobSender } from "../../lib/jobs/send";
-import { queryRows } from "../../lib/db";
 import { getSecret } from "../../lib/secrets";
 import { newToken } from "../../lib/tokens";
 import { createTrigger } from "../../lib/webhooks";
-import { signDelivery } from "../../lib/webhooks/sign";
 import { deliverWebhookJob } from "../../lib/webhooks/deliver.job";
 import { fanOutWebhooksJob } from "../../lib/webhooks/fan-out.job";
+import { signDelivery } from "../../lib/webhooks/sign";
 import { createWorkspace } from "../../lib/workspaces/manage-workspaces";
-import { sql } from "drizzle-orm";
 import { serveOverHttp } from "../../tests/jobs/fixtures/http-server";
 import { percentile, startReceiver } from "./receiver";
 

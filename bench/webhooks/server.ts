@@ -15,8 +15,8 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { signDelivery } from "../../lib/webhooks/sign";
-import { api, builtAppDir, cli, freePort, scratchDatabase, startNode, stopNode, waitFor200 } from "../scale/cluster";
 import { cpuMs } from "../memory/rss";
+import { api, builtAppDir, cli, freePort, scratchDatabase, startNode, stopNode, waitFor200 } from "../scale/cluster";
 import { percentile, startReceiver } from "./receiver";
 
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 1000);

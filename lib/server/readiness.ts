@@ -2,11 +2,11 @@ import fs from "node:fs/promises";
 import { HeadBucketCommand } from "@aws-sdk/client-s3";
 import { sql } from "drizzle-orm";
 import { getDeps } from "../deps";
+import { jobsReadiness } from "../jobs/readiness";
+import { log } from "../log/logger.mjs";
 import { embeddedLayout } from "../objectstore";
 import { externalGcsSigner } from "../storage/gcs/signer";
 import { externalS3Settings, makeS3Client } from "../storage/s3/config";
-import { jobsReadiness } from "../jobs/readiness";
-import { log } from "../log/logger.mjs";
 
 export type CheckName = "database" | "storage" | "jobs";
 export type CheckResult = Record<CheckName, "ok" | "unavailable">;

@@ -17,10 +17,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { log } from "../log/logger.mjs";
-import { createEaselServer } from "./http-server.mjs";
 import { runPrimary } from "./cluster/primary.mjs";
 import { workersFromEnv } from "./cluster/setting.mjs";
 import { clusterWorker } from "./cluster/worker.mjs";
+import { createEaselServer } from "./http-server.mjs";
 
 /** @param {string[]} argv */
 function options(argv) {

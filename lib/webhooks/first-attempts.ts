@@ -1,7 +1,7 @@
 import type { Trigger } from "../db/schema";
 import type { Deps } from "../deps";
-import { deliverBatch } from "./deliver-batch";
 import type { DeliveryMessage } from "./deliver";
+import { deliverBatch } from "./deliver-batch";
 import { payloadFor, type PayloadBase } from "./payload";
 import type { DeliveryTarget } from "./plan-deliveries";
 

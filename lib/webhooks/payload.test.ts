@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import added from "./sample-events/asset_added.json";
-import updated from "./sample-events/asset_updated.json";
-import deleted from "./sample-events/asset_deleted.json";
 import { serializePayload } from "./payload";
+import added from "./sample-events/asset_added.json";
+import deleted from "./sample-events/asset_deleted.json";
+import updated from "./sample-events/asset_updated.json";
 
 /** What Postgres jsonb does to an object: keys sorted by length, then bytewise. */
 function jsonbOrder(value: unknown): unknown {

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
 import { messageIdFor, newSigningSecret, signDelivery } from "./sign";
 
 /** A signed message as a receiver gets it. */

@@ -1,11 +1,11 @@
 import type { Clock } from "../../clock";
 import type { Db } from "../../db";
+import { log } from "../../log/logger.mjs";
 import { parseCheckpointItemId } from "./checkpoint-id";
 import { offerLocalSlots } from "./local-slots";
 import { notifyWork } from "./signal";
 import { storeCheckpoint, type CheckpointedStep } from "./store/checkpoint";
 import { ingestEvents, type IncomingEvent } from "./store/ingest";
-import { log } from "../../log/logger.mjs";
 
 /**
  * Where the Inngest client sends events and checkpoints in the embedded default. The host never

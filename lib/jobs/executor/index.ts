@@ -1,9 +1,9 @@
 import { systemClock } from "../../clock";
 import type { Db } from "../../db";
 import { env } from "../../env";
+import { setQueueDepthSource } from "../../metrics/registry.mjs";
 import { getSecret } from "../../secrets";
 import type { ServeHandlers } from "../serve";
-import { setQueueDepthSource } from "../../metrics/registry.mjs";
 import { Executor } from "./executor";
 import { keepEnvironmentInPlainObject } from "./plain-env";
 import { signingKeyFromSecret } from "./signing";

@@ -1,13 +1,13 @@
-import type { Deps } from "../../deps";
 import type { EventOutboxRow } from "../../db/schema/event-outbox";
+import type { Deps } from "../../deps";
+import { log } from "../../log/logger.mjs";
 import { offerLocalSlots } from "../executor/local-slots";
 import { notifyWork } from "../executor/signal";
 import type { Claim } from "../executor/store/queue";
 import type { JobSender, StoredJobEvent } from "../send";
+import { storableEvent } from "./registry";
 import { recordFailure, recordSuccess, rowRetryDelayMs } from "./state";
 import { deleteRows, leaseByIds, leaseDue, releaseFailed, releaseUntried, takeByIds, takeDue } from "./store";
-import { storableEvent } from "./registry";
-import { log } from "../../log/logger.mjs";
 
 export type RelayDeps = Pick<Deps, "db" | "jobs" | "clock">;
 

@@ -85,13 +85,12 @@ export class OutboxRelay {
   private idle(ms: number): Promise<void> {
     if (this.pending || !this.running) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.wake = null;
+        this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }

@@ -1,13 +1,13 @@
 import { systemClock } from "../../clock";
 import { serverDb } from "../../db";
-import { embeddedLayout } from "../../objectstore";
-import { EMBEDDED_BUCKET } from "../../objectstore/identity";
-import { publishObjectOps } from "./embedded-objects";
+import { notifyWork, onWork } from "../../jobs/executor/signal";
 import { jobsMode } from "../../jobs/mode";
 import { markExecutorRunning } from "../../jobs/readiness";
-import { notifyWork, onWork } from "../../jobs/executor/signal";
 import { log } from "../../log/logger.mjs";
+import { embeddedLayout } from "../../objectstore";
+import { EMBEDDED_BUCKET } from "../../objectstore/identity";
 import { onShutdown } from "../shutdown";
+import { publishObjectOps } from "./embedded-objects";
 import { MESSAGES } from "./messages.mjs";
 
 /**

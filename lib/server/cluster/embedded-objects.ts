@@ -3,9 +3,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Clock } from "../../clock";
 import { DomainError, type ErrorCode } from "../../errors";
+import { log } from "../../log/logger.mjs";
 import type { Layout } from "../../objectstore/disk/layout";
 import { localObjects, type ObjectOps } from "../../storage/gcs/local-objects";
-import { log } from "../../log/logger.mjs";
 import { ownerSocketPath, storeRole } from "./role";
 
 /**

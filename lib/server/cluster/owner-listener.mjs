@@ -1,7 +1,7 @@
 // @ts-check
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
-import { randomUUID } from "node:crypto";
 import { log, withLogContext } from "../../log/logger.mjs";
 import { DIRECT_ROUTES } from "../http-server.mjs";
 

@@ -6,8 +6,8 @@ import { createLogger, log, setLogger } from "../../log/logger.mjs";
 import { metrics } from "../../metrics/registry.mjs";
 import { CLIENT_ADDRESS_HEADER, DIRECT_ROUTES } from "../http-server.mjs";
 import { storageForwarder } from "./forward.mjs";
-import { listenForForwardedRequests } from "./owner-listener.mjs";
 import { MESSAGES } from "./messages.mjs";
+import { listenForForwardedRequests } from "./owner-listener.mjs";
 
 const STATE = Symbol.for("easel.cluster");
 const TAKE_EXECUTOR = Symbol.for("easel.cluster.takeExecutor");

@@ -4,8 +4,8 @@ import { isSingleSession, queryRows, type Db, type DbOrTx, type Tx } from "../..
 import { jobCalls, jobQueue, jobRuns, type JobError, type JobRun } from "../../../db/schema/jobs";
 import { sleepUntil, toJobError, type MemoizedStep, type Op, type Outcome } from "../protocol";
 import { ckeyColumns, ingestEvents } from "./ingest";
-import { runStatement, Statement } from "./statement";
 import { claimsFromJson, unkeyedClaimCtes, type Claim, type ClaimedItem } from "./queue";
+import { runStatement, Statement } from "./statement";
 
 export type SettleInput = {
   item: ClaimedItem;
@@ -350,7 +350,7 @@ async function settleFast(tx: DbOrTx, input: SettleInput, plan: NonNullable<Retu
  * see each other.
  */
 export async function settleCall(db: Db, input: SettleInput): Promise<Settled> {
-  const { item, outcome, now } = input;
+  const { item, outcome } = input;
   // What the guarded statement declines (a lost lease, an ended run) is sorted out by the
   // general path below.
   const plan = fastPlan(input);
