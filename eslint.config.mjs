@@ -33,6 +33,12 @@ export default tseslint.config(
     },
   },
   {
+    // Tests read answers whose shape the test itself asserts (JSON bodies, SDK errors, harness
+    // messages): typing each only to assert it again would add noise, not safety.
+    files: ["tests/**", "e2e/**", "**/*.test.ts", "**/*.test.tsx"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },

@@ -6,7 +6,6 @@ import { expect, type APIRequestContext, type APIResponse } from "@playwright/te
  * Test data through the public API with an API token, the way any client makes it; the UI is
  * then checked against it. Nothing here reaches into the database.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- API answers are checked by the UI assertions that read them, not typed here
 type Json = Record<string, any>;
 
 async function ok(res: APIResponse, what: string): Promise<Json> {

@@ -1,8 +1,7 @@
 import { PassThrough } from "node:stream";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../../lib/db";
 import { postgresDb } from "../../lib/db/client";
 import { queryRows } from "../../lib/db/types";

@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import { encode } from "next-auth/jwt";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -70,7 +70,9 @@ async function main() {
     const steps = await queryRows<{ fn: string; name: string }>(db, sql`select r.function_id as fn, s.name from job_steps s join job_runs r on r.id = s.run_id`);
     for (const s of steps) {
       const key = `${s.fn}/${s.name}`;
-      if (!memoized.has(key)) log(`memoized:${key}`), memoized.add(key);
+      if (memoized.has(key)) continue;
+      log(`memoized:${key}`);
+      memoized.add(key);
     }
     const { runs } = await listRuns(db, {});
     if (runs.length === 2 && runs.every((r) => r.status === "completed" || r.status === "failed")) {
