@@ -7,6 +7,7 @@ import { markFailed } from "./fail";
 import { streamBelongsTo } from "./keys";
 import { isLive, readLease, writeLease } from "./lease";
 import { loadAssetAndWorkspace } from "./load";
+import { logLost } from "./log-lost";
 import { sweepWorkDirs } from "./source-file";
 import { isVideoAsset } from "./status";
 
@@ -42,6 +43,6 @@ export async function claimEncode(deps: Deps, input: { assetId: number; runId: s
     .update(assets)
     .set({ encodeStatus: "processing", encodeError: null })
     .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey)));
-  await sweepWorkDirs().catch(() => undefined);
+  await sweepWorkDirs().catch(logLost("sweeping old encode work folders (swept again at the next claim)"));
   return { kind: "owner", assetId: asset.id, storageKey: asset.storageKey, storageKind: workspace.storageKind };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock";
 import type { StorageDriver } from "../storage/types";
 import { leaseKey } from "./keys";
+import { logLost } from "./log-lost";
 
 /**
  * Which run is encoding an asset's bytes, kept as a small object beside the stream folders.
@@ -40,13 +41,13 @@ export async function writeLease(storage: StorageDriver, storageKey: string, run
 /** Removes the lease if this run holds it (a lease taken over by another run stays theirs). */
 export async function releaseLease(storage: StorageDriver, storageKey: string, runId: string): Promise<void> {
   const lease = await readLease(storage, storageKey);
-  if (lease?.runId === runId) await storage.delete(leaseKey(storageKey)).catch(() => undefined);
+  if (lease?.runId === runId) await storage.delete(leaseKey(storageKey)).catch(logLost("releasing an encode lease (it expires by itself)", { key: leaseKey(storageKey), run_id: runId }));
 }
 
 /** Renews the lease every RENEW_EVERY_MS while `work` runs. */
 export async function whileLeased<T>(storage: StorageDriver, storageKey: string, runId: string, clock: Clock, work: () => Promise<T>): Promise<T> {
   await writeLease(storage, storageKey, runId, clock);
-  const timer = setInterval(() => void writeLease(storage, storageKey, runId, clock).catch(() => undefined), RENEW_EVERY_MS);
+  const timer = setInterval(() => void writeLease(storage, storageKey, runId, clock).catch(logLost("renewing an encode lease (retried at the next renewal)", { key: leaseKey(storageKey), run_id: runId })), RENEW_EVERY_MS);
   try {
     return await work();
   } finally {

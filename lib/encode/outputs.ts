@@ -3,6 +3,7 @@ import type { StorageDriver } from "../storage/types";
 import { INIT_NAME, PLAYLIST_NAME, leaseKey, masterKeyOf, segmentName, streamDirOf } from "./keys";
 import { STANDARD_RUNGS } from "./ladder";
 import { readLease } from "./lease";
+import { logLost } from "./log-lost";
 
 /** Runs `work` over `items`, at most `limit` at a time (uploads to remote storage overlap). */
 export async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -20,11 +21,11 @@ export async function eachLimited<T>(items: T[], limit: number, work: (item: T) 
  * segment costs two round trips.
  */
 export async function deleteEncodeOutputs(storage: StorageDriver, dir: string, rungNames: string[]): Promise<void> {
-  await storage.delete(masterKeyOf(dir)).catch(() => undefined);
+  await storage.delete(masterKeyOf(dir)).catch(logLost("deleting an encode's master playlist", { key: masterKeyOf(dir) }));
   await eachLimited(rungNames, 4, async (name) => {
     const base = `${dir}/${name}`;
-    await storage.delete(`${base}/${PLAYLIST_NAME}`).catch(() => undefined);
-    await storage.delete(`${base}/${INIT_NAME}`).catch(() => undefined);
+    await storage.delete(`${base}/${PLAYLIST_NAME}`).catch(logLost("deleting a rendition playlist", { key: `${base}/${PLAYLIST_NAME}` }));
+    await storage.delete(`${base}/${INIT_NAME}`).catch(logLost("deleting a rendition's init segment", { key: `${base}/${INIT_NAME}` }));
     for (let n = 0; await storage.head(`${base}/${segmentName(n)}`); n++) await storage.delete(`${base}/${segmentName(n)}`);
   });
 }

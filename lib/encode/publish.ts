@@ -12,6 +12,7 @@ import { encodeDir, hlsContentType, masterKeyOf } from "./keys";
 import type { Rung } from "./ladder";
 import { releaseLease } from "./lease";
 import { loadAssetAndWorkspace } from "./load";
+import { logLost } from "./log-lost";
 import { deleteEncodeOutputs } from "./outputs";
 import { masterPlaylist, type Variant } from "./playlists";
 import { removeWorkDir } from "./source-file";
@@ -51,7 +52,7 @@ export async function publishEncode(deps: Deps, owner: EncodeOwner, runId: strin
   });
   const asset = updated ?? (await loadAssetAndWorkspace(deps.db, owner.assetId))?.asset;
   const ours = asset?.streamKey === streamKey;
-  if (!ours) await deleteEncodeOutputs(storage, dir, rungs.map((r) => r.name)).catch(() => undefined);
+  if (!ours) await deleteEncodeOutputs(storage, dir, rungs.map((r) => r.name)).catch(logLost("deleting a superseded encode's outputs", { dir }));
   await releaseLease(storage, owner.storageKey, runId);
   await removeWorkDir(runId);
   return { status: asset && ours ? "published" : "superseded", streamKey };
