@@ -1,8 +1,8 @@
 export { createBoard } from "./create-board";
 export { getBoardOrThrow } from "./get-board-or-throw";
 export { listBoards, listChildren } from "./list-boards";
-export { updateBoard, type BoardChanges } from "./update-board";
-export { toBoardJson, type BoardJson } from "./present";
+export { updateBoard } from "./update-board";
+export { toBoardJson } from "./present";
 export { boardRowInScope, subtreeScope, type BoardScope } from "./scope";
 export { assetVisibleTo, canSee, visibleScope, workspaceVisibleTo } from "./visibility";
 export { findBoard, withAncestors } from "./queries";

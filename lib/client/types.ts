@@ -20,8 +20,6 @@ export type Board = BoardJson;
 export type BoardState = Board["state"];
 
 export type Thumbnail = ThumbnailJson;
-export type ThumbnailSize = Thumbnail["size"];
-export type EncodeStatus = AssetJson["encode_status"];
 
 /** An asset; lists of search results carry `score` as well. */
 export type Asset = AssetJson & { score?: number };
@@ -29,7 +27,6 @@ export type Asset = AssetJson & { score?: number };
 export type AiSearchPage = AiSearchPageJson;
 
 export type Version = VersionJson;
-export type VersionSource = Version["source"];
 export type VersionList = VersionListJson;
 export type AssetWrite = AssetWriteJson;
 

@@ -11,7 +11,7 @@ import { queueDepth } from "./store/queue";
 import { inProcessTransport } from "./transport";
 
 export { Executor, defaultBackoffMs, type ExecutorOptions } from "./executor";
-export { EMBEDDED_BASE_URL, embeddedFetch, type EventSink } from "./event-api";
+export { EMBEDDED_BASE_URL, embeddedFetch } from "./event-api";
 export { httpTransport, inProcessTransport, type Transport } from "./transport";
 export { signingKeyFromSecret } from "./signing";
 export { keepEnvironmentInPlainObject } from "./plain-env";

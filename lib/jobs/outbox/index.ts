@@ -1,7 +1,7 @@
 export { stageEvent } from "./stage";
 export { handOff } from "./hand-off";
-export { deliver, type RelayDeps, type Delivered } from "./deliver";
-export { OutboxRelay, startOutboxRelay, type RelayOptions } from "./relay";
+export { deliver } from "./deliver";
+export { OutboxRelay, startOutboxRelay } from "./relay";
 export { eventsOf, storeAndHandOff, transactionWithEvents, type StageEvent } from "./with-events";
 export { backlog } from "./store";
 export { defaultRetryDelayMs, setRetryDelay } from "./state";

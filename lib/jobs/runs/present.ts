@@ -19,4 +19,3 @@ export function toRunJson(run: JobRun, eventName: string | null) {
   };
 }
 
-export type RunJson = ReturnType<typeof toRunJson>;
