@@ -177,6 +177,7 @@ describe("S3 driver on the embedded store", () => {
     await offline.write("ws1/in-process.bin", Buffer.from("no socket"), "text/plain");
     expect(await offline.head("ws1/in-process.bin")).toEqual({ size: 9, etag: md5Hex(Buffer.from("no socket")), contentType: "text/plain" });
     expect((await streamBytes(await offline.read("ws1/in-process.bin"))).toString()).toBe("no socket");
+    expect(await offline.md5("ws1/in-process.bin")).toBe(md5Hex(Buffer.from("no socket")));
     // The same bytes over HTTP, through the store's route on its own origin.
     const res = await fetch(await driver.signedReadUrl("ws1/in-process.bin", { expiresInSeconds: 60 }));
     expect(await res.text()).toBe("no socket");

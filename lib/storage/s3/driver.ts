@@ -131,17 +131,26 @@ export function createS3Driver(target: () => Promise<S3Target>, clock: Clock): S
     head,
 
     async md5(key) {
-      // A store that knows the digest says so in Content-MD5 (the embedded one does); otherwise hash the bytes.
-      const url = await presign((c, Bucket, o) => getSignedUrl(c, new HeadObjectCommand({ Bucket, Key: key }), o), 60);
-      let response: Response;
+      // A store that knows the digest says so in Content-MD5 (the embedded one does); otherwise hash
+      // the bytes. The SDK does not model that header on HeadObject, so a middleware reads it.
+      let declared: string | undefined;
+      const command = new HeadObjectCommand({ Bucket: await bucketOf(), Key: key });
+      command.middlewareStack.add(
+        (next) => async (args) => {
+          const out = await next(args);
+          const headers = (out.response as { headers?: Record<string, string> }).headers;
+          declared = headers?.["content-md5"];
+          return out;
+        },
+        { step: "deserialize", name: "easelContentMd5" },
+      );
       try {
-        response = await fetch(url, { method: "HEAD" });
+        await withClient((c) => c.send(command));
       } catch (err) {
+        if (isS3NotFound(err)) throw new DomainError("storage_object_not_found", "md5: the object is not in storage");
         throw toStorageError(err, "md5");
       }
-      if (response.status === 404) throw new DomainError("storage_object_not_found", "md5: the object is not in storage");
-      const declared = response.headers.get("content-md5");
-      if (response.ok && declared && Buffer.from(declared, "base64").length === 16) return Buffer.from(declared, "base64").toString("hex");
+      if (declared && Buffer.from(declared, "base64").length === 16) return Buffer.from(declared, "base64").toString("hex");
       const hash = crypto.createHash("md5");
       for await (const chunk of (await read(key)) as unknown as AsyncIterable<Uint8Array>) hash.update(chunk);
       return hash.digest("hex");
