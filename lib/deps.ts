@@ -23,7 +23,7 @@ export async function getDeps(): Promise<Deps> {
   return { db, clock, jobs, storage: (kind, baseUrl) => storageFor(kind, { baseUrl, db, clock }) };
 }
 
-/** Tests install their own deps (a test database, a recording job sender, memory storage, a movable clock). */
+/** Tests install their own deps (a test database, a recording job sender, the embedded store in a folder of their own, a movable clock). */
 export function setDeps(deps: Deps | null) {
   installDeps(deps);
 }

@@ -9,7 +9,9 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/api/in-process.ts [--calls 2000]
  */
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import postgres from "postgres";
 import { toAssetJson } from "../../lib/assets/present";
 import { postgresDb } from "../../lib/db/client";
@@ -18,9 +20,10 @@ import type { Asset, AssetVersion, Workspace } from "../../lib/db/schema";
 import { setDeps } from "../../lib/deps";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { mediaLinker } from "../../lib/media/links";
+import { layout } from "../../lib/objectstore/disk/layout";
+import { storageFor } from "../../lib/storage";
 import { toVersionJson } from "../../lib/versions/present";
 import { insertAsset, newApiToken, newBoard, newWorkspace } from "../../tests/helpers/factories";
-import { MemoryStorage } from "../../tests/helpers/memory-storage";
 import { scratchDatabase } from "../scale/cluster";
 
 const argv = process.argv.slice(2);
@@ -58,7 +61,10 @@ async function main() {
   const client = postgres(scratch.url, { onnotice: () => undefined, max: 10 });
   const db = postgresDb(client);
   await migratePostgresDb(db as never);
-  setDeps({ db, clock: () => new Date(), jobs: recordingJobSender(), storage: (kind) => new MemoryStorage(kind) });
+  // The embedded store, its files in a scratch folder (these read routes do not touch it).
+  const objects = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-inproc-"));
+  const clock = () => new Date();
+  setDeps({ db, clock, jobs: recordingJobSender(), storage: (kind, baseUrl) => storageFor(kind, { baseUrl, db, clock, embeddedLayout: layout(objects) }) });
 
   const ws = await newWorkspace(db, { plan: "team" });
   const token = await newApiToken(db, ws, { scopes: ["read", "write"] });
@@ -129,6 +135,7 @@ async function main() {
   await sql.end();
   await client.end();
   await scratch.drop();
+  fs.rmSync(objects, { recursive: true, force: true });
 }
 
 main().then(

@@ -6,6 +6,9 @@
  *   npx tsx bench/versions/run.ts            # embedded PGlite
  *   DATABASE_URL=postgres://… npx tsx bench/versions/run.ts
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
@@ -19,6 +22,8 @@ import * as schema from "../../lib/db/schema";
 import type { Deps } from "../../lib/deps";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { mediaLinker } from "../../lib/media/links";
+import { layout } from "../../lib/objectstore/disk/layout";
+import { storageFor } from "../../lib/storage";
 import { listVersions } from "../../lib/versions/list-versions";
 import { revertAsset } from "../../lib/versions/revert-asset";
 import { writeVersion } from "../../lib/versions/write-version";
@@ -53,7 +58,9 @@ async function time(runs: number, fn: (i: number) => Promise<unknown>): Promise<
 
 async function main() {
   const { db, close, label } = await openDb();
-  const storage = new MemoryStorage();
+  // The embedded store, its files in a scratch folder.
+  const objects = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-versions-"));
+  const storage = storageFor("s3", { baseUrl: "http://bench.local", db, clock: systemClock, embeddedLayout: layout(objects) });
   const deps: Deps = { db, clock: systemClock, jobs: recordingJobSender(), storage: () => storage };
   const ws = await newWorkspace(db, { plan: "team" });
   const board = await newBoard(db, ws);
@@ -62,7 +69,7 @@ async function main() {
 
   async function assetWith(n: number) {
     const asset = await insertAsset(db, ws, { boardIds: [board.id] });
-    storage.putObject(asset.storageKey, Buffer.from("bytes"));
+    await storage.write(asset.storageKey, Buffer.from("bytes"), "image/png");
     // Bulk history: n snapshots that all point at the asset's own bytes.
     await db.execute(sql`insert into asset_versions (asset_id, version_number, source, title, media_type, size, md5, storage_key, created_at)
       select ${asset.id}, g, 'UPLOAD', 'v' || g, 'image/png', 5, ${asset.md5}, ${asset.storageKey}, now() from generate_series(1, ${n}) g`);
@@ -92,6 +99,7 @@ async function main() {
     console.log(`${name.padEnd(28)} ${small.toFixed(2).padStart(12)} ${big.toFixed(2).padStart(14)} ${(big / small).toFixed(2).padStart(7)}`);
   }
   await close();
+  fs.rmSync(objects, { recursive: true, force: true });
 }
 
 main().catch((err) => {

@@ -24,16 +24,16 @@ beforeAll(async () => {
 
 async function newAsset() {
   const bytes = await randomPng();
-  return (await uploadAsset(ws, token, deps.memory.s3, bytes, { collection_token: boardToken })).asset;
+  return (await uploadAsset(ws, token, deps.store.s3, bytes, { collection_token: boardToken })).asset;
 }
 
 describe("ingestBytes", () => {
   it("stores the bytes and a pending session whose signed_storage_id a version-writing PATCH accepts", async () => {
     const asset = await newAsset();
     const bytes = await randomPng(16, 16);
-    const ingested = await ingestBytes(deps, deps.memory.s3, { workspace: ws, bytes, mediaType: "image/png" });
+    const ingested = await ingestBytes(deps, deps.store.s3, { workspace: ws, bytes, mediaType: "image/png" });
     expect(ingested.md5).toBe(md5hex(bytes));
-    expect(deps.memory.s3.objects.get(ingested.key)?.body.equals(bytes)).toBe(true);
+    expect((await deps.store.s3.bytes(ingested.key)).equals(bytes)).toBe(true);
 
     deps.jobs.clear();
     const res = await patch(ws, token, asset.token, { create_version: true, signed_storage_id: ingested.signedStorageId, comment: "before" });
@@ -49,20 +49,20 @@ describe("ingestBytes", () => {
   it("goes through patchAsset like any upload; a second use of the id writes nothing more", async () => {
     const asset = await newAsset();
     const bytes = await randomPng(12, 12);
-    const { signedStorageId } = await ingestBytes(deps, deps.memory.s3, { workspace: ws, bytes, mediaType: "image/png" });
+    const { signedStorageId } = await ingestBytes(deps, deps.store.s3, { workspace: ws, bytes, mediaType: "image/png" });
     const principal = { kind: "session" as const, userId: 1, email: "a@example.com" };
     const body = { createVersion: true, signedStorageId };
-    const first = await patchAsset(deps, deps.memory.s3, { workspace: ws, principal, token: asset.token, body });
+    const first = await patchAsset(deps, deps.store.s3, { workspace: ws, principal, token: asset.token, body });
     expect(first).toMatchObject({ wrote: true, headVersionNumber: 2 });
-    const again = await patchAsset(deps, deps.memory.s3, { workspace: ws, principal, token: asset.token, body });
+    const again = await patchAsset(deps, deps.store.s3, { workspace: ws, principal, token: asset.token, body });
     expect(again).toMatchObject({ wrote: false, headVersionNumber: 2 });
   });
 
   it("records the md5, so bytes that changed in storage are refused (checksum_mismatch)", async () => {
     const asset = await newAsset();
     const bytes = await randomPng();
-    const ingested = await ingestBytes(deps, deps.memory.s3, { workspace: ws, bytes, mediaType: "image/png" });
-    deps.memory.s3.putObject(ingested.key, await randomPng());
+    const ingested = await ingestBytes(deps, deps.store.s3, { workspace: ws, bytes, mediaType: "image/png" });
+    await deps.store.s3.put(ingested.key, await randomPng());
     const res = await patch(ws, token, asset.token, { create_version: true, signed_storage_id: ingested.signedStorageId });
     expectError(res, 422, "checksum_mismatch");
   });
@@ -71,13 +71,13 @@ describe("ingestBytes", () => {
     const other = await newWorkspace(deps.db, { plan: "team" });
     const otherToken = await newApiToken(deps.db, other);
     const otherBoard = await newBoard(deps.db, other);
-    const { asset } = await uploadAsset(other, otherToken, deps.memory.s3, await randomPng(), { collection_token: otherBoard.token });
-    const { signedStorageId } = await ingestBytes(deps, deps.memory.s3, { workspace: ws, bytes: await randomPng(), mediaType: "image/png" });
+    const { asset } = await uploadAsset(other, otherToken, deps.store.s3, await randomPng(), { collection_token: otherBoard.token });
+    const { signedStorageId } = await ingestBytes(deps, deps.store.s3, { workspace: ws, bytes: await randomPng(), mediaType: "image/png" });
     expectError(await patch(other, otherToken, asset.token, { create_version: true, signed_storage_id: signedStorageId }), 422, "invalid_signed_storage_id");
   });
 
   it("refuses an empty file", async () => {
-    const err = await ingestBytes(deps, deps.memory.s3, { workspace: ws, bytes: Buffer.alloc(0), mediaType: "image/png" }).catch((e: unknown) => e);
+    const err = await ingestBytes(deps, deps.store.s3, { workspace: ws, bytes: Buffer.alloc(0), mediaType: "image/png" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).code).toBe("validation_failed");
   });

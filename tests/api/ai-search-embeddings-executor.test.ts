@@ -43,7 +43,7 @@ const runsOf = async () => (await deps.db.select().from(jobRuns)).filter((r) => 
 
 describe("the processing job with an embeddings service, on the embedded executor", () => {
   it("stores the vector after upload, and ai_search finds the asset by meaning", async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await png(), { title: "Retriever puppy in the park" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await png(), { title: "Retriever puppy in the park" });
     await waitFor(() => vectorOf(asset.id), (v) => v !== undefined, 30_000);
     const res = await call(aiRoute.GET, { path: `/v1/${ws.slug}/ai_search?query=canine`, token, params: { slug: ws.slug } });
     expect(res.body.data.map((a: { token: string }) => a.token)).toEqual([asset.token]);
@@ -54,7 +54,7 @@ describe("the processing job with an embeddings service, on the embedded executo
     const warn = console.warn;
     console.warn = () => undefined;
     try {
-      const { asset } = await uploadAsset(ws, token, deps.memory.s3, await png(), { title: "Hound on the beach" });
+      const { asset } = await uploadAsset(ws, token, deps.store.s3, await png(), { title: "Hound on the beach" });
       const row = await waitFor(() => assetRow(deps.db, asset.id), (a) => a.thumbnails.length === 3, 30_000);
       expect(row.mediaType).toBe("image/png");
       const runs = await waitFor(runsOf, (rs) => rs.length === 2 && rs.every((r) => r.status === "completed"), 30_000);

@@ -70,7 +70,7 @@ const png = (r: number, g: number, b: number) => sharp({ create: { width: 40, he
 describe("with EASEL_EMBEDDINGS_URL unset", () => {
   it("processing and ai_search call nothing and store no vector", async () => {
     const before = fake.requests.length;
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await png(10, 200, 10), { title: "A puppy in the garden" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await png(10, 200, 10), { title: "A puppy in the garden" });
     expect(await runProcessing(asset.id)).toMatchObject({ status: "processed" });
     expect(await vectorOf(asset.id)).toBeUndefined();
     const res = await ai("puppy");
@@ -84,7 +84,7 @@ describe("with EASEL_EMBEDDINGS_URL unset", () => {
 describe("with an embeddings service", () => {
   it("stores a unit vector of the asset's text when processing, and does not call again for unchanged content", async () => {
     configure(true);
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await png(200, 20, 30), { title: "Kitten asleep, a feline nap" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await png(200, 20, 30), { title: "Kitten asleep, a feline nap" });
     expect(await runProcessing(asset.id)).toMatchObject({ status: "processed" });
     const stored = await vectorOf(asset.id);
     expect(stored).toMatchObject({ model: MODEL });
@@ -151,7 +151,7 @@ describe("with an embeddings service", () => {
       try {
         configure(true, mode === "down" ? "http://127.0.0.1:9/v1/embeddings" : fake.url);
         if (mode !== "down") fake.mode = mode;
-        const { asset } = await uploadAsset(ws, token, deps.memory.s3, await png(10, 10, 220), { title: `Puppy on a ${mode} day` });
+        const { asset } = await uploadAsset(ws, token, deps.store.s3, await png(10, 10, 220), { title: `Puppy on a ${mode} day` });
         expect(await runProcessing(asset.id)).toMatchObject({ status: "processed" });
         expect(await vectorOf(asset.id)).toBeUndefined();
         const res = await ai("puppy");

@@ -34,7 +34,7 @@ const minute = 60_000;
 /** An asset row on these boards, its original stored (so media answers 200 once authorised). */
 async function placed(w: Workspace, ...on: Board[]) {
   const asset = await insertAsset(deps.db, w, { size: 4, boardIds: on.map((b) => b.id) });
-  await deps.memory[w.storageKind].write(asset.storageKey, Buffer.from("png!"), "image/png");
+  await deps.store[w.storageKind].write(asset.storageKey, Buffer.from("png!"), "image/png");
   return asset;
 }
 

@@ -51,7 +51,7 @@ beforeAll(async () => {
   for (const size of new Set(TABLE.map((r) => r[1]))) {
     const bytes = crypto.randomBytes(size);
     const asset = await insertAsset(deps.db, ws, { size, mediaType: "application/octet-stream" });
-    await deps.memory[ws.storageKind].write(asset.storageKey, bytes, "application/octet-stream");
+    await deps.store[ws.storageKind].write(asset.storageKey, bytes, "application/octet-stream");
     await s3.send(new PutObjectCommand({ Bucket: "easel", Key: asset.storageKey, Body: bytes }));
     objects.set(size, { bytes, asset });
   }

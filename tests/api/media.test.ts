@@ -33,15 +33,15 @@ async function get(link: string, headers: Record<string, string> = {}) {
 
 async function processedImage(width = 1000, height = 500) {
   const png = await sharp({ create: { width, height, channels: 3, background: { r: 20, g: 90, b: 200 } } }).png().toBuffer();
-  const { asset } = await uploadAsset(ws, token, deps.memory.s3, png, { collection_token: board.token });
-  await processAsset(deps, deps.memory.s3, asset.id);
+  const { asset } = await uploadAsset(ws, token, deps.store.s3, png, { collection_token: board.token });
+  await processAsset(deps, deps.store.s3, asset.id);
   return { asset, png };
 }
 
 describe("media links", () => {
   it("serve the display image and the original by signed link, with ranges", async () => {
     const { asset, png } = await processedImage();
-    const { asset: fresh } = await uploadAsset(ws, token, deps.memory.s3, png, { collection_token: board.token }); // unprocessed: display is the original
+    const { asset: fresh } = await uploadAsset(ws, token, deps.store.s3, png, { collection_token: board.token }); // unprocessed: display is the original
     const display = await get(asset.display_url);
     expect([display.status, display.type]).toEqual([200, "image/jpeg"]);
     expect((await sharp(display.body).metadata()).width).toBe(1000);

@@ -8,7 +8,7 @@ import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { expectError, expectValidation } from "../helpers/envelopes";
 import { MiB, md5hex, newApiToken, newBoard, newBoardToken, newWorkspace, randomPng } from "../helpers/factories";
-import { complete, keyOf, prepare, sendBytes, uploadAsset } from "../helpers/uploads";
+import { complete, keyOf, prepare, uploadAsset } from "../helpers/uploads";
 
 let deps: Awaited<ReturnType<typeof useTestDeps>>;
 let ws: Workspace;
@@ -67,7 +67,7 @@ describe("upload_complete", () => {
     deps.jobs.clear();
     const bytes = await randomPng();
     const p = await prepare(ws, rw, { title: "Sunset", media_type: "image/png", size: bytes.length });
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     const c = await complete(ws, rw, { signed_storage_id: p.body.data.signed_storage_id, description: "by the sea" });
     expect(c.status).toBe(200);
     expect(c.body.data).toMatchObject({ title: "Sunset", description: "by the sea", media_type: "image/png", size: bytes.length, md5: md5hex(bytes), head_version_number: 1, boards: [], tags: [], fields: {}, stream_url: null, encode_status: "none" });
@@ -81,7 +81,7 @@ describe("upload_complete", () => {
 
   it("places the asset on collection_token's board", async () => {
     const board = await newBoard(deps.db, ws);
-    const { asset } = await uploadAsset(ws, rw, deps.memory.s3, await randomPng(), { collection_token: board.token });
+    const { asset } = await uploadAsset(ws, rw, deps.store.s3, await randomPng(), { collection_token: board.token });
     expect(asset.boards).toEqual([board.token]);
     const listed = await call(boardAssetsRoute.GET, { path: `/v1/${ws.slug}/boards/${board.token}/assets`, token: rw, params: { slug: ws.slug, boardToken: board.token } });
     expect(listed.body.data.map((a: { token: string }) => a.token)).toEqual([asset.token]);
@@ -90,7 +90,7 @@ describe("upload_complete", () => {
   it("is idempotent, also when completions race", async () => {
     const bytes = await randomPng();
     const p = await prepare(ws, rw, { media_type: "image/png", size: bytes.length });
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     const before = await assetCount(ws);
     const results = await Promise.all(Array.from({ length: 5 }, () => complete(ws, rw, { signed_storage_id: p.body.data.signed_storage_id })));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
@@ -101,7 +101,7 @@ describe("upload_complete", () => {
   it("refuses tampered, garbage, foreign and expired ids with 422 and creates nothing", async () => {
     const bytes = await randomPng();
     const p = await prepare(ws, rw, { media_type: "image/png", size: bytes.length });
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     const id: string = p.body.data.signed_storage_id;
     const before = await assetCount(ws);
     const tampered = id.slice(0, -5) + (id.at(-5) === "A" ? "B" : "A") + id.slice(-4);
@@ -126,11 +126,11 @@ describe("upload_complete", () => {
     const bytes = crypto.randomBytes(9 * MiB);
     const m = await prepare(ws, rw, { media_type: "application/octet-stream", size: bytes.length, md5: md5hex(bytes) });
     const { multipart_upload_id: uploadId, signed_storage_id: sid } = m.body.data;
-    deps.memory.s3.putPart(uploadId, 2, bytes.subarray(8 * MiB));
+    await deps.store.s3.sendPart(m.body.data, 2, bytes.subarray(8 * MiB));
     const before = await assetCount(ws);
     expectError(await complete(ws, rw, { signed_storage_id: sid, multipart_upload_id: uploadId }), 404, "storage_object_not_found");
     expect(await assetCount(ws)).toBe(before);
-    deps.memory.s3.putPart(uploadId, 1, bytes.subarray(0, 8 * MiB));
+    await deps.store.s3.sendPart(m.body.data, 1, bytes.subarray(0, 8 * MiB));
     expectValidation(await complete(ws, rw, { signed_storage_id: sid, multipart_upload_id: "other" }), "multipart_upload_id");
     const done = await complete(ws, rw, { signed_storage_id: sid, multipart_upload_id: uploadId });
     expect(done.body.data).toMatchObject({ size: bytes.length, md5: md5hex(bytes) });
@@ -140,7 +140,7 @@ describe("upload_complete", () => {
     const board = await newBoard(deps.db, ws);
     const bytes = await randomPng();
     const p = await prepare(ws, rw, { media_type: "image/png", size: bytes.length, md5: md5hex(await randomPng()), collection_token: board.token });
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     expectError(await complete(ws, rw, { signed_storage_id: p.body.data.signed_storage_id }), 422, "checksum_mismatch");
     const listed = await call(boardAssetsRoute.GET, { path: `/v1/${ws.slug}/boards/${board.token}/assets`, token: rw, params: { slug: ws.slug, boardToken: board.token } });
     expect(listed.body.data).toEqual([]);
@@ -149,13 +149,13 @@ describe("upload_complete", () => {
   it("storage down: 503 storage_unavailable, nothing created; the retry succeeds", async () => {
     const bytes = await randomPng();
     const p = await prepare(ws, rw, { media_type: "image/png", size: bytes.length });
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     const before = await assetCount(ws);
-    deps.memory.s3.down = true;
+    deps.store.s3.down = true;
     try {
       expectError(await complete(ws, rw, { signed_storage_id: p.body.data.signed_storage_id }), 503, "storage_unavailable");
     } finally {
-      deps.memory.s3.down = false;
+      deps.store.s3.down = false;
     }
     expect(await assetCount(ws)).toBe(before);
     expect((await complete(ws, rw, { signed_storage_id: p.body.data.signed_storage_id })).status).toBe(200);
@@ -165,18 +165,18 @@ describe("upload_complete", () => {
 describe("GET and DELETE /assets/:token", () => {
   it("deletes with 204, emits asset_deleted with what webhooks need, then reads 404", async () => {
     const board = await newBoard(deps.db, ws);
-    const { asset } = await uploadAsset(ws, rw, deps.memory.s3, await randomPng(), { collection_token: board.token });
+    const { asset } = await uploadAsset(ws, rw, deps.store.s3, await randomPng(), { collection_token: board.token });
     deps.jobs.clear();
     const res = await call(assetRoute.DELETE, { method: "DELETE", path: `/v1/${ws.slug}/assets/${asset.token}`, token: rw, params: { slug: ws.slug, token: asset.token } });
     expect(res.status).toBe(204);
     expect(deps.jobs.sent).toHaveLength(1);
     expect(deps.jobs.sent[0].data).toMatchObject({ kind: "asset_deleted", assetId: asset.id, snapshot: { token: asset.token, title: asset.title, boardIds: [board.id] } });
     expectError(await getAsset(asset.token), 404, "asset_not_found");
-    expect(deps.memory.s3.objects.has(asset.primary_storage_id)).toBe(false);
+    expect(await deps.store.s3.has(asset.primary_storage_id)).toBe(false);
   });
 
   it("another workspace's token and a board token cannot read or delete it", async () => {
-    const { asset } = await uploadAsset(ws, rw, deps.memory.s3, await randomPng());
+    const { asset } = await uploadAsset(ws, rw, deps.store.s3, await randomPng());
     const other = await newApiToken(deps.db, gcs);
     expectError(await call(assetRoute.GET, { path: `/v1/${ws.slug}/assets/${asset.token}`, token: other, params: { slug: ws.slug, token: asset.token } }), 404, "workspace_not_found");
     const board = await newBoard(deps.db, ws);

@@ -57,7 +57,7 @@ it("matches the reference model after every step", async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
       const bytes = await randomPng();
-      const { asset } = await uploadAsset(ws, token, deps.memory.s3, bytes, { title: "A", collection_token: board.token });
+      const { asset } = await uploadAsset(ws, token, deps.store.s3, bytes, { title: "A", collection_token: board.token });
       const model: Model = { head: { md5: md5hex(bytes), title: "A" }, H: 1, stored: new Map(), revertedFrom: null };
       const snapshot = (c: string | null) => {
         model.stored.set(model.H, { ...model.head, comment: c });
@@ -66,7 +66,7 @@ it("matches the reference model after every step", async () => {
       for (const o of ops) {
         if (o.kind === "upload") {
           const next = await randomPng();
-          const res = await writeBytes(ws, token, deps.memory.s3, asset.token, next, { comment: o.comment });
+          const res = await writeBytes(ws, token, deps.store.s3, asset.token, next, { comment: o.comment });
           expect(res.status).toBe(200);
           snapshot(nonEmpty(o.comment));
           model.head = { ...model.head, md5: md5hex(next) };

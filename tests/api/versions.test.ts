@@ -17,7 +17,7 @@ async function workspace(plan: "team" | "free" | "creative" | "pro", trialOf?: "
 }
 async function newAsset(c: Ctx, onBoard = true) {
   const bytes = await randomPng();
-  const { asset } = await uploadAsset(c.ws, c.token, deps.memory.s3, bytes, onBoard ? { collection_token: c.board.token } : {});
+  const { asset } = await uploadAsset(c.ws, c.token, deps.store.s3, bytes, onBoard ? { collection_token: c.board.token } : {});
   return { asset, bytes };
 }
 const head = async (c: Ctx, token: string) => (await versions(c.ws, c.token, token)).body;
@@ -38,7 +38,7 @@ describe("the interface's head and version counter table", () => {
     const { asset, bytes } = await newAsset(team);
     deps.jobs.clear();
     const next = await randomPng();
-    const res = await writeBytes(team.ws, team.token, deps.memory.s3, asset.token, next, { comment: "before the retouch" });
+    const res = await writeBytes(team.ws, team.token, deps.store.s3, asset.token, next, { comment: "before the retouch" });
     expect(res.status).toBe(200);
     expect(res.body.head_version_number).toBe(2);
     expect(res.body.data).toMatchObject({ md5: md5hex(next), head_version_number: 2, token: asset.token, boards: [team.board.token] });
@@ -77,7 +77,7 @@ describe("the interface's head and version counter table", () => {
 
   it("revert to N: head snapshotted with the comment, bytes become N's, H+1; reverting again is a no-op", async () => {
     const { asset, bytes } = await newAsset(team);
-    await writeBytes(team.ws, team.token, deps.memory.s3, asset.token, await randomPng());
+    await writeBytes(team.ws, team.token, deps.store.s3, asset.token, await randomPng());
     const res = await revert(team.ws, team.token, asset.token, { version_number: 1, comment: "undo the retouch" });
     expect(res.status).toBe(200);
     expect(res.body.head_version_number).toBe(3);
@@ -135,7 +135,7 @@ describe("errors", () => {
   it("creative: 403 versioning_not_enabled on every version write; plain metadata still works", async () => {
     const c = await workspace("creative");
     const { asset } = await newAsset(c);
-    expectError(await writeBytes(c.ws, c.token, deps.memory.s3, asset.token, await randomPng()), 403, "versioning_not_enabled");
+    expectError(await writeBytes(c.ws, c.token, deps.store.s3, asset.token, await randomPng()), 403, "versioning_not_enabled");
     expectError(await patch(c.ws, c.token, asset.token, { create_version: true, title: "x" }), 403, "versioning_not_enabled");
     expectError(await patch(c.ws, c.token, asset.token, { version_number: 1, comment: "x" }), 403, "versioning_not_enabled");
     expectError(await revert(c.ws, c.token, asset.token, { version_number: 1 }), 403, "versioning_not_enabled");
@@ -180,18 +180,18 @@ describe("errors", () => {
 
   it("version_blob_missing when the stored file is gone", async () => {
     const { asset } = await newAsset(team);
-    await writeBytes(team.ws, team.token, deps.memory.s3, asset.token, await randomPng());
-    deps.memory.s3.objects.delete(asset.primary_storage_id);
+    await writeBytes(team.ws, team.token, deps.store.s3, asset.token, await randomPng());
+    await deps.store.s3.remove(asset.primary_storage_id);
     expectError(await revert(team.ws, team.token, asset.token, { version_number: 1 }), 422, "version_blob_missing");
   });
 
   it("signed_storage_id with create_version false is refused; a retried write is a no-op; a used id is refused elsewhere", async () => {
     const { asset } = await newAsset(team);
     const { asset: other } = await newAsset(team);
-    const { prepare, sendBytes } = await import("../helpers/uploads");
+    const { prepare } = await import("../helpers/uploads");
     const bytes = await randomPng();
     const prep = (await prepare(team.ws, team.token, { media_type: "image/png", size: bytes.length })).body.data;
-    sendBytes(deps.memory.s3, prep, bytes);
+    await deps.store.s3.send(prep, bytes);
     const sid = prep.signed_storage_id;
     expectValidation(await patch(team.ws, team.token, asset.token, { create_version: false, signed_storage_id: sid }), "create_version");
     const first = await patch(team.ws, team.token, asset.token, { create_version: true, signed_storage_id: sid });

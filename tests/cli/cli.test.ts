@@ -9,9 +9,9 @@ import { setDeps } from "../../lib/deps";
 import { systemClock } from "../../lib/clock";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { call } from "../helpers/call-route";
-import { MemoryStorage } from "../helpers/memory-storage";
 import { expectError } from "../helpers/envelopes";
 import { uniq } from "../helpers/factories";
+import { resolverOf, testStores } from "../helpers/test-storage";
 
 /**
  * The CLI runs while a server holds the embedded database: this process opens the data dir as the
@@ -34,7 +34,7 @@ function easel(...args: string[]): Promise<{ code: number | null; stdout: string
 
 beforeAll(async () => {
   server = await openDb({ dataDir, role: "server" });
-  setDeps({ db: server.db, clock: systemClock, jobs: recordingJobSender(), storage: () => new MemoryStorage() });
+  setDeps({ db: server.db, clock: systemClock, jobs: recordingJobSender(), storage: resolverOf(testStores(server.db, systemClock)) });
 });
 
 afterAll(async () => {

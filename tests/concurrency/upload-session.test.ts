@@ -5,7 +5,7 @@ import type { Answer } from "../helpers/call-route";
 import { testDb } from "../helpers/db";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
-import { complete, keyOf, prepare, sendBytes, uploadAsset } from "../helpers/uploads";
+import { complete, keyOf, prepare, uploadAsset } from "../helpers/uploads";
 import { patch, versions } from "../helpers/versions";
 
 /**
@@ -30,7 +30,7 @@ beforeAll(async () => {
 async function preparedBytes() {
   const bytes = await randomPng();
   const p = (await prepare(ws, token, { media_type: "image/png", size: bytes.length })).body.data;
-  sendBytes(deps.memory.s3, p, bytes);
+  await deps.store.s3.send(p, bytes);
   return { sid: p.signed_storage_id as string, key: keyOf(p.upload_url) };
 }
 
@@ -38,7 +38,7 @@ const codeOf = (r: Answer) => [r.status, r.body?.errors?.[0]?.extensions?.code ?
 
 describe.skipIf(!onPostgres)("upload session claims on PostgreSQL", () => {
   it("10 concurrent version writes with one signed_storage_id write one version; the others answer 200 and write nothing", async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await randomPng(), { collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await randomPng(), { collection_token: board.token });
     const { sid } = await preparedBytes();
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => patch(ws, token, asset.token, { create_version: true, signed_storage_id: sid, comment: `c${i}` })));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
@@ -49,7 +49,7 @@ describe.skipIf(!onPostgres)("upload session claims on PostgreSQL", () => {
   }, 60_000);
 
   it("upload_complete and version writes racing for one signed_storage_id: one kind of consumer wins, the other is refused", async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await randomPng(), { collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await randomPng(), { collection_token: board.token });
     const { sid, key } = await preparedBytes();
     const [before] = await deps.db.select({ n: count() }).from(assets).where(eq(assets.workspaceId, ws.id));
     const completes = Array.from({ length: 5 }, () => async () => ({ kind: "complete", answer: await complete(ws, token, { signed_storage_id: sid }) }));

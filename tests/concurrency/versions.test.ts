@@ -3,7 +3,7 @@ import type { Board, Workspace } from "../../lib/db/schema";
 import { testDb } from "../helpers/db";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
-import { complete, prepare, sendBytes, uploadAsset } from "../helpers/uploads";
+import { complete, prepare, uploadAsset } from "../helpers/uploads";
 import { patch, revert, versions } from "../helpers/versions";
 
 /**
@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 describe.skipIf(!onPostgres)("concurrency on PostgreSQL", () => {
   it("50 concurrent version writes and reverts on one asset: contiguous numbers, no duplicate, no lost snapshot", async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await randomPng(), { collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await randomPng(), { collection_token: board.token });
     await patch(ws, token, asset.token, { create_version: true, comment: "seed" }); // v1 exists to revert to
     const writes = Array.from({ length: 40 }, (_, i) => () => patch(ws, token, asset.token, { create_version: true, comment: `w${i}` }));
     const reverts = Array.from({ length: 10 }, () => () => revert(ws, token, asset.token, { version_number: 1, comment: "r" }));
@@ -45,7 +45,7 @@ describe.skipIf(!onPostgres)("concurrency on PostgreSQL", () => {
   it("20 concurrent upload_complete of one signed_storage_id create one asset", async () => {
     const bytes = await randomPng();
     const p = (await prepare(ws, token, { media_type: "image/png", size: bytes.length })).body.data;
-    sendBytes(deps.memory.s3, p, bytes);
+    await deps.store.s3.send(p, bytes);
     const results = await Promise.all(Array.from({ length: 20 }, () => complete(ws, token, { signed_storage_id: p.signed_storage_id })));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(new Set(results.map((r) => r.body.data.token)).size).toBe(1);

@@ -2,7 +2,7 @@ import type { Clock } from "../../lib/clock";
 import { setDeps, type Deps } from "../../lib/deps";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { testDb } from "./db";
-import { MemoryStorage } from "./memory-storage";
+import { resolverOf, testStores } from "./test-storage";
 
 /** A clock tests can move: starts at real time, `set` / `advance` shift it. */
 export function testClock() {
@@ -16,13 +16,16 @@ export function testClock() {
   };
 }
 
-/** Installs this file's test database, a movable clock, recorded jobs and memory storage as the app's deps. */
+/**
+ * Installs this file's test database, a movable clock, recorded jobs and the real embedded store
+ * (in a folder of this call's own) as the app's deps; `store` is each storage kind as tests use it.
+ */
 export async function useTestDeps(opts: { isolated?: boolean } = {}) {
   const { db } = await testDb(opts);
   const time = testClock();
   const jobs = recordingJobSender();
-  const storage = { s3: new MemoryStorage("s3"), gcs: new MemoryStorage("gcs") };
-  const deps: Deps = { db, clock: time.clock, jobs, storage: (kind) => storage[kind] };
+  const store = testStores(db, time.clock);
+  const deps: Deps = { db, clock: time.clock, jobs, storage: resolverOf(store) };
   setDeps(deps);
-  return { ...deps, time, jobs, memory: storage };
+  return { ...deps, time, jobs, store };
 }

@@ -84,7 +84,7 @@ async function workspace(plan: Plan = "team", handlers: McpHandlers = trusted): 
   return { ws, token, board: await newBoard(deps.db, ws), client };
 }
 async function newAsset(c: Ctx, onBoard = true) {
-  return (await uploadAsset(c.ws, c.token, deps.memory.s3, await randomPng(), onBoard ? { collection_token: c.board.token } : {})).asset;
+  return (await uploadAsset(c.ws, c.token, deps.store.s3, await randomPng(), onBoard ? { collection_token: c.board.token } : {})).asset;
 }
 const head = async (c: Ctx, token: string) => (await versions(c.ws, c.token, token)).body.head_version_number;
 const create = (c: Ctx, asset: { token: string }, args: Record<string, unknown>) => callTool(c.client, "create_asset_version", { organization: c.ws.slug, asset_token: asset.token, ...args });
@@ -113,7 +113,7 @@ describe("create_asset_version", () => {
     deps.jobs.clear();
     const res = ok(await create(team, asset, { url: url("/photo.png"), comment: "before the new photo" }));
     expect(res).toMatchObject({ head_version_number: 2, data: { md5: md5hex(png), size: png.length, media_type: "image/png", head_version_number: 2 } });
-    expect(deps.memory.s3.objects.get(res.data.primary_storage_id)?.body.equals(png)).toBe(true);
+    expect((await deps.store.s3.bytes(res.data.primary_storage_id)).equals(png)).toBe(true);
     expect(deps.jobs.sent.map((e) => e.name).sort()).toEqual(["asset/changed", "asset/processing.requested"]); // in no promised order
     const list = (await versions(team.ws, team.token, asset.token)).body;
     expect(list.data).toEqual([expect.objectContaining({ version_number: 1, md5: asset.md5, source: "UPLOAD", comment: "before the new photo" })]);

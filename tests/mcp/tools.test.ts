@@ -34,12 +34,12 @@ async function workspace(plan: Plan = "team"): Promise<Ctx> {
 }
 async function newAsset(c: Ctx, onBoard = true) {
   const bytes = await randomPng();
-  return (await uploadAsset(c.ws, c.token, deps.memory.s3, bytes, onBoard ? { collection_token: c.board.token } : {})).asset;
+  return (await uploadAsset(c.ws, c.token, deps.store.s3, bytes, onBoard ? { collection_token: c.board.token } : {})).asset;
 }
 /** An asset with stored versions 1..n (each a new upload). */
 async function versioned(c: Ctx, n: number) {
   const asset = await newAsset(c);
-  for (let i = 0; i < n; i++) expect((await writeBytes(c.ws, c.token, deps.memory.s3, asset.token, await randomPng())).status).toBe(200);
+  for (let i = 0; i < n; i++) expect((await writeBytes(c.ws, c.token, deps.store.s3, asset.token, await randomPng())).status).toBe(200);
   return asset;
 }
 const at = (c: Ctx, asset: { token: string }, extra: Record<string, unknown> = {}) => ({ organization: c.ws.slug, asset_token: asset.token, ...extra });
@@ -290,7 +290,7 @@ describe("revert_asset", () => {
 
   it("version_blob_missing when the stored file is gone", async () => {
     const asset = await versioned(team, 1);
-    deps.memory.s3.objects.delete(asset.primary_storage_id);
+    await deps.store.s3.remove(asset.primary_storage_id);
     toolError(await callTool(team.client, "revert_asset", at(team, asset, { version_number: 1 })), "version_blob_missing");
   });
 });
@@ -320,7 +320,7 @@ describe("edit_asset_version_comment", () => {
 describe("errors from the ports", () => {
   it("a DomainError keeps its code; anything else is a generic internal error without the internal message", async () => {
     const asset = await versioned(team, 1);
-    const storage = deps.memory.s3;
+    const storage = deps.store.s3;
     storage.down = true;
     try {
       toolError(await callTool(team.client, "revert_asset", at(team, asset, { version_number: 1 })), "storage_unavailable");

@@ -4,7 +4,6 @@ import { OPERATIONS } from "../../lib/openapi/operations";
 import updatedSample from "../../lib/webhooks/sample-events/asset_updated.json";
 import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
-import { sendBytes } from "../helpers/uploads";
 import { checked } from "./recorder";
 import { callerFor, v1Routes } from "./routes";
 
@@ -52,7 +51,7 @@ describe("every documented operation, answered as documented", () => {
     const bytes = await randomPng();
     const prep = await callOp("prepareUpload", { token: rw, params: { slug: ws.slug }, json: { asset: { title: "Harbour at dusk", media_type: "image/png", size: bytes.length } } });
     expectOk(prep);
-    sendBytes(deps.memory.s3, prep.body.data, bytes);
+    await deps.store.s3.send(prep.body.data, bytes);
     const done = await callOp("completeUpload", { token: rw, params: { slug: ws.slug }, json: { asset: { signed_storage_id: prep.body.data.signed_storage_id, collection_token: sub } } });
     expectOk(done);
     assetToken = done.body.data.token;
@@ -75,7 +74,7 @@ describe("every documented operation, answered as documented", () => {
     const slug = ws.slug;
     const bytes = await randomPng();
     const prep = await callOp("prepareUpload", { token: rw, params: { slug }, json: { asset: { media_type: "image/png", size: bytes.length } } });
-    sendBytes(deps.memory.s3, prep.body.data, bytes);
+    await deps.store.s3.send(prep.body.data, bytes);
     const write = await callOp("updateAsset", {
       token: rw,
       params: { slug, token: assetToken },

@@ -6,8 +6,8 @@ import { setDeps } from "../../lib/deps";
 import { resetEnvCache } from "../../lib/env";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { call } from "../helpers/call-route";
-import { MemoryStorage } from "../helpers/memory-storage";
 import { newApiToken, newWorkspace } from "../helpers/factories";
+import { resolverOf, testStores } from "../helpers/test-storage";
 import { openBehindProxy, type ProxiedDb } from "./tcp-proxy";
 
 /**
@@ -41,7 +41,7 @@ beforeAll(async () => {
   vi.stubEnv("EASEL_RATE_LIMIT_PER_MIN", "1000000");
   resetEnvCache();
   db = await openBehindProxy(target.url, "pgcut");
-  setDeps({ db: db.handle.db, clock: systemClock, jobs: recordingJobSender(), storage: (kind) => new MemoryStorage(kind) });
+  setDeps({ db: db.handle.db, clock: systemClock, jobs: recordingJobSender(), storage: resolverOf(testStores(db.handle.db, systemClock)) });
   ws = await newWorkspace(db.handle.db, { plan: "team" });
   token = await newApiToken(db.handle.db, ws, { scopes: ["read", "write"] });
 });

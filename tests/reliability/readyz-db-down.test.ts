@@ -7,7 +7,7 @@ import { markExecutorRunning } from "../../lib/jobs/readiness";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { createEaselServer } from "../../lib/server/http-server.mjs";
 import { publishReadiness, unpublishReadiness } from "../../lib/server/readiness";
-import { MemoryStorage } from "../helpers/memory-storage";
+import { resolverOf, testStores } from "../helpers/test-storage";
 import { openBehindProxy, type ProxiedDb } from "./tcp-proxy";
 
 /**
@@ -26,7 +26,7 @@ let origin: string;
 beforeAll(async () => {
   if (!onPostgres) return;
   db = await openBehindProxy(target.url, "readyz");
-  setDeps({ db: db.handle.db, clock: systemClock, jobs: recordingJobSender(), storage: (kind) => new MemoryStorage(kind) });
+  setDeps({ db: db.handle.db, clock: systemClock, jobs: recordingJobSender(), storage: resolverOf(testStores(db.handle.db, systemClock)) });
   publishReadiness();
   markExecutorRunning(true);
   server = createEaselServer(() => new Promise(() => undefined));

@@ -62,7 +62,7 @@ beforeAll(async () => {
   ws = await newWorkspace(deps.db, { plan: "team" });
   board = await newBoard(deps.db, ws);
   const token = await newApiToken(deps.db, ws, { scopes: ["read", "write"] });
-  asset = (await uploadAsset(ws, token, deps.memory.s3, await randomPng(), { collection_token: board.token })).asset;
+  asset = (await uploadAsset(ws, token, deps.store.s3, await randomPng(), { collection_token: board.token })).asset;
   const pem = selfSignedCert({ ips: ["127.0.0.1"] });
   files = await startServer(handler, pem);
   // Direct URLs go through the route as production builds it (plus the test CA, which changes no address rule).

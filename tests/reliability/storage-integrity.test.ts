@@ -246,7 +246,7 @@ describe("npm run easel -- storage verify, as its own process", () => {
     expect(bad.stderr).toMatch(/storage verify: 1 missing, 0 corrupt/);
 
     // Without --workspace: every workspace. (On PostgreSQL the database is shared with other test
-    // files, whose assets live in memory storage, so only this file's own database is verified whole.)
+    // files, whose assets are stored in their own folders, so only this file's own database is verified whole.)
     if (target.kind === "pglite") {
       const all = await easel("storage", "verify");
       expect(all.code).toBe(1);

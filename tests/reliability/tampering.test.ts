@@ -7,7 +7,7 @@ import { getSecret } from "../../lib/secrets";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newBoard, newBoardToken, newWorkspace, randomPng } from "../helpers/factories";
-import { complete, prepare, sendBytes } from "../helpers/uploads";
+import { complete, prepare } from "../helpers/uploads";
 import { changedTables, stateSnapshotter } from "./helpers";
 
 /**
@@ -58,7 +58,7 @@ describe("signed_storage_id tampering at upload_complete", () => {
     const bytes = await randomPng();
     const p = await prepare(ws, token, { title: "T", media_type: "image/png", size: bytes.length });
     expect(p.status, p.text).toBe(200);
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     const sid: string = p.body.data.signed_storage_id;
     const variants = oneCharChanges(sid);
     const { snapshot } = await stateSnapshotter(deps.db);
@@ -82,7 +82,7 @@ describe("signed_storage_id tampering at upload_complete", () => {
   it("refuses the genuine id after 24 h (Easel's clock)", async () => {
     const bytes = await randomPng();
     const p = await prepare(ws, token, { title: "T", media_type: "image/png", size: bytes.length });
-    sendBytes(deps.memory.s3, p.body.data, bytes);
+    await deps.store.s3.send(p.body.data, bytes);
     deps.time.advance(24 * 3600 * 1000 + 1000);
     try {
       const c = await complete(ws, token, { signed_storage_id: p.body.data.signed_storage_id });

@@ -131,10 +131,10 @@ beforeAll(async () => {
   deepAssets.push(...(await insertAssets(chains.map((c) => c[CHAIN_LENGTH - 1]), (c) => `Harbour view ${c}`)));
   await insertAssets(chains.map((c) => c[24]), (c) => `Midway sketch ${c}`);
   [legacyAsset] = await insertAssets([legacy[LEGACY_DEPTH - 1]], () => "Harbour at the bottom");
-  for (const a of [...deepAssets, legacyAsset]) deps.memory.s3.putObject(a.storageKey, Buffer.from("\x89PNG"));
+  for (const a of [...deepAssets, legacyAsset]) await deps.store.s3.put(a.storageKey, Buffer.from("\x89PNG"));
   const streamKey = `ws/${ws.id}/streams/deep/run1/master.m3u8`;
   [streamAsset] = await insertAssets([chains[50][CHAIN_LENGTH - 1]], () => "Deep video", { mediaType: "video/mp4", encodeStatus: "ready", streamKey });
-  deps.memory.s3.putObject(`ws/${ws.id}/streams/deep/run1/360p/seg_00000.m4s`, crypto.randomBytes(2048));
+  await deps.store.s3.put(`ws/${ws.id}/streams/deep/run1/360p/seg_00000.m4s`, crypto.randomBytes(2048));
 }, 300_000);
 
 afterAll(() => {

@@ -67,7 +67,7 @@ describe("encode on upload (team plan)", () => {
   });
 
   it("uploads, encodes a 240p/360p ladder, publishes stream_url and tells the webhooks", { timeout: 120_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ size: "640x360", seconds: 6 }), { media_type: "video/mp4", collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "640x360", seconds: 6 }), { media_type: "video/mp4", collection_token: board.token });
     expect(asset).toMatchObject({ stream_url: null, encode_status: "none" });
     const row = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" || a.encodeStatus === "failed", "the encode");
     expect(row.encodeError).toBeNull();
@@ -105,7 +105,7 @@ describe("encode on upload (team plan)", () => {
   });
 
   it("serves the stream with a board access token, carrying ?token= into every child URL, and refuses without", { timeout: 60_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the encode");
     const boardToken = await newBoardToken(deps.db, ws, board.token);
     const streamUrl = `http://easel.test/media/${asset.token}/stream?token=${encodeURIComponent(boardToken)}`;
@@ -128,7 +128,7 @@ describe("encode on upload (team plan)", () => {
   });
 
   it("answers byte ranges of segments and revalidates the master playlist", { timeout: 60_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the encode");
     const streamUrl = (await getAsset(ws, token, asset.token)).body.data.stream_url as string;
     const master = await fetchMedia(deps, streamUrl);
@@ -145,10 +145,10 @@ describe("encode on upload (team plan)", () => {
   });
 
   it("re-encodes after a version write with new bytes, and the old stream stops being served", { timeout: 120_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
     const first = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the first encode");
     const oldUrl = (await getAsset(ws, token, asset.token)).body.data.stream_url as string;
-    const res = await writeBytes(ws, token, deps.memory.s3, asset.token, makeClip({ size: "426x240", seconds: 2, audio: false }), { media_type: "video/mp4" });
+    const res = await writeBytes(ws, token, deps.store.s3, asset.token, makeClip({ size: "426x240", seconds: 2, audio: false }), { media_type: "video/mp4" });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toMatchObject({ stream_url: null, encode_status: "none" });
     const second = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" && a.streamKey !== first.streamKey, "the re-encode");
@@ -159,9 +159,9 @@ describe("encode on upload (team plan)", () => {
   });
 
   it("after a revert to other bytes (no processing runs), a read starts the encode of the restored video", { timeout: 120_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ size: "426x240", seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "426x240", seconds: 2 }), { media_type: "video/mp4", collection_token: board.token });
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the first encode");
-    expect((await writeBytes(ws, token, deps.memory.s3, asset.token, makeClip({ seconds: 2 }), { media_type: "video/mp4" })).status).toBe(200);
+    expect((await writeBytes(ws, token, deps.store.s3, asset.token, makeClip({ seconds: 2 }), { media_type: "video/mp4" })).status).toBe(200);
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" && a.media.width === 320, "the second encode");
     const reverted = await revert(ws, token, asset.token, { version_number: 1 });
     expect(reverted.status, reverted.text).toBe(200);
@@ -177,7 +177,7 @@ describe("encode on first read (free plan)", () => {
   it("does not encode on upload; GET starts the encode once, and stream_url fills in", { timeout: 120_000 }, async () => {
     const ws = await newWorkspace(deps.db, { plan: "free" });
     const token = await newApiToken(deps.db, ws);
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ size: "640x360", seconds: 3 }), { media_type: "video/mp4" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "640x360", seconds: 3 }), { media_type: "video/mp4" });
     // Processing ran (thumbnails), and queued nothing.
     await waitForAsset(deps.db, asset.id, (a) => a.thumbnails.length === 3, "processing");
     expect((await assetRow(deps.db, asset.id)).encodeStatus).toBe("none");
@@ -202,9 +202,9 @@ describe("encode on first read (free plan)", () => {
     const ws = await newWorkspace(deps.db, { plan: "pro" });
     const token = await newApiToken(deps.db, ws);
     const before = deps.jobs.dataOf(encodeVideoRequested).length;
-    const png = await uploadAsset(ws, token, deps.memory.s3, Buffer.from("89504e470d0a1a0a", "hex"), { media_type: "image/png" });
+    const png = await uploadAsset(ws, token, deps.store.s3, Buffer.from("89504e470d0a1a0a", "hex"), { media_type: "image/png" });
     expect((await getAsset(ws, token, png.asset.token)).body.data.encode_status).toBe("none");
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, Buffer.from("not really a video"), { media_type: "video/mp4" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, Buffer.from("not really a video"), { media_type: "video/mp4" });
     const { assets } = await import("../../lib/db/schema");
     const { eq } = await import("drizzle-orm");
     await deps.db.update(assets).set({ encodeStatus: "failed", encodeError: "unreadable_source" }).where(eq(assets.id, asset.id));

@@ -20,10 +20,10 @@ import { serveMedia } from "../../lib/media/serve-media";
 import { getSecret } from "../../lib/secrets";
 import { call } from "../helpers/call-route";
 import { testClock } from "../helpers/deps";
-import { MemoryStorage } from "../helpers/memory-storage";
+import { resolverOf, testStores, type TestStores } from "../helpers/test-storage";
 import { jobsDb } from "../jobs/helpers";
 
-export type VideoDeps = Deps & { time: ReturnType<typeof testClock>; jobs: ReturnType<typeof recordingJobSender>; memory: { s3: MemoryStorage; gcs: MemoryStorage } };
+export type VideoDeps = Deps & { time: ReturnType<typeof testClock>; jobs: ReturnType<typeof recordingJobSender>; store: TestStores };
 
 const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-video-clips-"));
 let executor: Executor | null = null;
@@ -75,11 +75,11 @@ export function makeClip(opts: ClipOptions = {}): Buffer {
  */
 export async function useVideoJobs(): Promise<VideoDeps & { executor: Executor }> {
   // A database of the file's own even on Postgres, where test files otherwise share one: two
-  // executors on one database would run each other's encodes against the wrong memory storage.
+  // executors on one database would run each other's encodes against the wrong store.
   const { db } = await jobsDb();
-  const memory = { s3: new MemoryStorage("s3"), gcs: new MemoryStorage("gcs") };
   const time = testClock();
-  const deps: VideoDeps = { db, clock: time.clock, time, jobs: recordingJobSender(), storage: (kind) => memory[kind], memory };
+  const store = testStores(db, time.clock);
+  const deps: VideoDeps = { db, clock: time.clock, time, jobs: recordingJobSender(), storage: resolverOf(store), store };
   const real = inngestJobSender(inngest);
   const jobs: JobSender = {
     async send(event, data, options) {

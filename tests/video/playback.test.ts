@@ -61,7 +61,7 @@ it("plays the HLS stream with hls.js in headless Chromium past 2 s, authorised b
   const ws = await newWorkspace(deps.db, { plan: "enterprise" });
   const token = await newApiToken(deps.db, ws);
   const board = await newBoard(deps.db, ws);
-  const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ size: "640x360", seconds: 6 }), { media_type: "video/mp4", collection_token: board.token });
+  const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "640x360", seconds: 6 }), { media_type: "video/mp4", collection_token: board.token });
   await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the encode", 90_000);
   const boardToken = await newBoardToken(deps.db, ws, board.token);
   const src = `${origin}/media/${asset.token}/stream?token=${encodeURIComponent(boardToken)}`;

@@ -22,9 +22,9 @@ it("the poster (display_url) is the frame at 10 % of the duration", { timeout: 6
   execFileSync(binaries().ffmpeg, ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=blue:s=160x90:r=10:d=20,drawbox=c=red:t=fill:enable='between(t,1.5,2.5)'", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", file]);
   const ws = await newWorkspace(deps.db, { plan: "free" });
   const token = await newApiToken(deps.db, ws);
-  const { asset } = await uploadAsset(ws, token, deps.memory.s3, fs.readFileSync(file), { media_type: "video/mp4" });
+  const { asset } = await uploadAsset(ws, token, deps.store.s3, fs.readFileSync(file), { media_type: "video/mp4" });
   fs.rmSync(dir, { recursive: true, force: true });
-  expect(await processAsset(deps, deps.memory.s3, asset.id)).toMatchObject({ status: "processed", isVideo: true });
+  expect(await processAsset(deps, deps.store.s3, asset.id)).toMatchObject({ status: "processed", isVideo: true });
   const row = await assetRow(deps.db, asset.id);
   expect(row.media.colors?.[0]).toBe("red");
   const read = await getAsset(ws, token, asset.token);

@@ -38,7 +38,7 @@ async function endedEncodeRuns(assetId: number, count: number) {
 
 describe("retry_video_processing against running and dead encodes", () => {
   it("a call while the encode runs queues a second job that waits for it, finds the work done and encodes nothing", { timeout: 150_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ size: "640x360", seconds: 8, noisy: true }), { media_type: "video/mp4" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "640x360", seconds: 8, noisy: true }), { media_type: "video/mp4" });
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "processing", "the encode to start", 60_000);
     const res = await retryEncode(ws, token, asset.token);
     expect([res.status, res.body.data.encode_status]).toEqual([200, "processing"]);
@@ -53,17 +53,17 @@ describe("retry_video_processing against running and dead encodes", () => {
   });
 
   it("takes over an encode that died: status left at processing, its lease run out", { timeout: 120_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ seconds: 2 }), { media_type: "video/mp4" });
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the first encode");
     // Simulate a run that died mid-encode long ago: nothing published, a stale lease of another run.
     const row = (await deps.db.update(assets).set({ encodeStatus: "processing", streamKey: null }).where(eq(assets.id, asset.id)).returning())[0];
     const stale = { runId: "DEADRUN", until: deps.clock().getTime() - LEASE_MS };
-    deps.memory.s3.putObject(leaseKey(row.storageKey), Buffer.from(JSON.stringify(stale)));
+    await deps.store.s3.put(leaseKey(row.storageKey), Buffer.from(JSON.stringify(stale)), "application/json");
     const res = await retryEncode(ws, token, asset.token);
     expect([res.status, res.body.data.encode_status]).toEqual([200, "processing"]);
     const done = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" && a.streamKey !== null, "the take-over");
     expect(done.encodeError).toBeNull();
     // The publish step gives the lease up right after it sets the stream.
-    expect(await waitFor(() => deps.memory.s3.objects.has(leaseKey(row.storageKey)), (held) => !held)).toBe(false);
+    expect(await waitFor(() => deps.store.s3.has(leaseKey(row.storageKey)), (held) => !held)).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 
 async function encode(bytes: Buffer) {
-  const { asset } = await uploadAsset(ws, token, deps.memory.s3, bytes, { media_type: "video/mp4" });
+  const { asset } = await uploadAsset(ws, token, deps.store.s3, bytes, { media_type: "video/mp4" });
   const row = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" || a.encodeStatus === "failed", "the encode to end");
   return { asset, row };
 }
@@ -52,7 +52,7 @@ describe("sources that must encode", () => {
 
 describe("sources that fail with a code on the asset", () => {
   it("an audio-only file in an MP4 container: not encoded on upload, retry says not_a_video; an encode of it fails with no_video_stream", { timeout: 60_000 }, async () => {
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, makeClip({ audioOnly: true, seconds: 2 }), { media_type: "video/mp4" });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ audioOnly: true, seconds: 2 }), { media_type: "video/mp4" });
     // Processing probes it (a duration, no picture) and queues no encode.
     const probed = await waitForAsset(deps.db, asset.id, (a) => a.media.durationSeconds !== undefined, "processing");
     expect([probed.mediaType, probed.media.width, probed.encodeStatus]).toEqual(["video/mp4", undefined, "none"]);
@@ -68,7 +68,7 @@ describe("sources that fail with a code on the asset", () => {
   });
 
   it("a rendition that fails on every attempt: encode_failed, the finished rendition's files are deleted, nothing is published", { timeout: 60_000 }, async () => {
-    const storage = deps.memory.s3;
+    const storage = deps.store.s3;
     const write = storage.write.bind(storage);
     let storageKey = "";
     const written: string[] = [];
@@ -88,15 +88,15 @@ describe("sources that fail with a code on the asset", () => {
       storage.write = write;
     }
     // The lease goes right after the status is set.
-    const left = await waitFor(() => [...storage.objects.keys()].filter((k) => k.startsWith(`${storageKey}.hls/`)), (keys) => keys.length === 0);
+    const left = await waitFor(() => storage.keys(`${storageKey}.hls/`), (keys) => keys.length === 0);
     expect(left).toEqual([]);
   });
 
   it("bytes that are no media file: unreadable_source, and nothing unpublished is left in storage", { timeout: 60_000 }, async () => {
-    const before = new Set(deps.memory.s3.objects.keys());
+    const before = new Set(await deps.store.s3.keys());
     const { row } = await encode(crypto.randomBytes(4096));
     expect([row.encodeStatus, row.encodeError]).toEqual(["failed", "unreadable_source"]);
-    const added = [...deps.memory.s3.objects.keys()].filter((k) => !before.has(k));
+    const added = (await deps.store.s3.keys()).filter((k) => !before.has(k));
     expect(added.filter((k) => k.includes(".hls/"))).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ async function added(asset: Asset) {
 describe("payloads, exactly per event kind, signed", () => {
   it("asset_added after upload_complete: envelope and full asset fields, verified with the standardwebhooks verifier", async () => {
     const hook = await hookOn("asset_added");
-    const { asset } = await uploadAsset(ws, token, deps.memory.s3, await randomPng(), { title: "Hero banner", collection_token: board.token });
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, await randomPng(), { title: "Hero banner", collection_token: board.token });
     const [req] = await got(hook.path);
     const verified = new Webhook(hook.secret).verify(req.body, req.headers);
     const body = payloadOf(req);
