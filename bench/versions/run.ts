@@ -28,7 +28,6 @@ import { listVersions } from "../../lib/versions/list-versions";
 import { revertAsset } from "../../lib/versions/revert-asset";
 import { writeVersion } from "../../lib/versions/write-version";
 import { insertAsset, newBoard, newWorkspace } from "../../tests/helpers/factories";
-import { MemoryStorage } from "../../tests/helpers/memory-storage";
 
 async function openDb(): Promise<{ db: Db; close: () => Promise<void>; label: string }> {
   if (process.env.DATABASE_URL) {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as accessTokensRoute from "../../app/v1/[slug]/access_tokens/route";
-import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
 import * as assetsRoute from "../../app/v1/[slug]/assets/route";
+import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
 import { revokeApiToken } from "../../lib/auth/api-tokens";
 import type { Board, Workspace } from "../../lib/db/schema";
 import { call } from "../helpers/call-route";

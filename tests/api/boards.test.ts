@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as boardsRoute from "../../app/v1/[slug]/boards/route";
-import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
-import * as childrenRoute from "../../app/v1/[slug]/boards/[boardToken]/children/route";
 import * as boardAssetsRoute from "../../app/v1/[slug]/boards/[boardToken]/assets/route";
+import * as childrenRoute from "../../app/v1/[slug]/boards/[boardToken]/children/route";
+import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
+import * as boardsRoute from "../../app/v1/[slug]/boards/route";
+import type { Workspace } from "../../lib/db/schema";
+import type { Deps } from "../../lib/deps";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { expectError, expectRateHeaders, expectValidation } from "../helpers/envelopes";
 import { newApiToken, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
-import type { Workspace } from "../../lib/db/schema";
-import type { Deps } from "../../lib/deps";
 
 let deps: Deps;
 let ws: Workspace;

@@ -1,8 +1,8 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as retryRoute from "../../app/v1/[slug]/assets/[token]/retry_video_processing/route";
+import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as listRoute from "../../app/v1/[slug]/assets/route";
 import * as boardAssetsRoute from "../../app/v1/[slug]/boards/[boardToken]/assets/route";
 import { ENCODE_ERROR_MESSAGES } from "../../lib/assets/encode-error";

@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as boardsRoute from "../../app/v1/[slug]/boards/route";
 import * as restRoute from "../../app/v1/[slug]/[...rest]/route";
 import * as boardRestRoute from "../../app/v1/[slug]/boards/[boardToken]/[...rest]/route";
 import * as childrenRoute from "../../app/v1/[slug]/boards/[boardToken]/children/route";
+import * as boardsRoute from "../../app/v1/[slug]/boards/route";
+import type { Workspace } from "../../lib/db/schema";
+import type { Deps } from "../../lib/deps";
+import { resetEnvCache } from "../../lib/env";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { expectError, expectRateHeaders } from "../helpers/envelopes";
 import { newApiToken, newBoard, newWorkspace, uniq } from "../helpers/factories";
-import type { Workspace } from "../../lib/db/schema";
-import type { Deps } from "../../lib/deps";
-import { resetEnvCache } from "../../lib/env";
 
 let deps: Deps;
 let ws: Workspace;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import * as searchRoute from "../../app/v1/[slug]/search/route";
 import * as aiRoute from "../../app/v1/[slug]/ai_search/route";
+import * as searchRoute from "../../app/v1/[slug]/search/route";
 import type { Asset, Board, Workspace } from "../../lib/db/schema";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";

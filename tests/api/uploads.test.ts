@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
+import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as boardAssetsRoute from "../../app/v1/[slug]/boards/[boardToken]/assets/route";
-import { count, eq } from "drizzle-orm";
 import { assets, type Workspace } from "../../lib/db/schema";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";

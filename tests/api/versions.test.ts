@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
 import { boards, type Board, type Workspace } from "../../lib/db/schema";
 import { useTestDeps } from "../helpers/deps";
 import { expectError, expectValidation } from "../helpers/envelopes";

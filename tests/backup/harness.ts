@@ -13,8 +13,8 @@
  */
 import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
-import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as revertRoute from "../../app/v1/[slug]/assets/[token]/revert/route";
+import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as versionsRoute from "../../app/v1/[slug]/assets/[token]/versions/route";
 import * as listRoute from "../../app/v1/[slug]/assets/route";
 import * as completeRoute from "../../app/v1/[slug]/assets/upload_complete/route";

@@ -5,8 +5,8 @@ import path from "node:path";
 import zlib from "node:zlib";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { RestoreError, restoreArchive } from "../../lib/backup/restore-archive";
 import { FORMAT, FORMAT_VERSION } from "../../lib/backup/format";
+import { RestoreError, restoreArchive } from "../../lib/backup/restore-archive";
 import { easel } from "./helpers";
 
 /**

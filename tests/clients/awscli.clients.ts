@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bucketName, fileWorkDir, md5OfFile, MiB, SMALL_FILES, treeDigest, writeFileOfSize, writeSmallFiles, type Tool } from "./clients";
 import { AWS_CHUNK_MIB, awsFor } from "./awscli";
+import { bucketName, fileWorkDir, md5OfFile, MiB, SMALL_FILES, treeDigest, writeFileOfSize, writeSmallFiles, type Tool } from "./clients";
 
 /**
  * aws-cli (Debian's 2.9.19, /usr/bin/aws) against the embedded store of a build: `s3 cp` up and

@@ -3,8 +3,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bucketName, headStoredObject, MiB, md5OfFile, fileWorkDir, writeFileOfSize, type Tool } from "./clients";
 import { awsFor } from "./awscli";
+import { bucketName, headStoredObject, MiB, md5OfFile, fileWorkDir, writeFileOfSize, type Tool } from "./clients";
 import { rcloneFor } from "./rclone";
 
 /**

@@ -3,10 +3,10 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import postgres from "postgres";
 import { afterAll, inject } from "vitest";
-import * as schema from "../../lib/db/schema";
 import type { Db } from "../../lib/db";
 import { postgresDb } from "../../lib/db/client";
 import { migratePostgresDb } from "../../lib/db/migrate";
+import * as schema from "../../lib/db/schema";
 
 export type TestDb = { db: Db; kind: "pglite" | "postgres"; pg?: PGlite };
 

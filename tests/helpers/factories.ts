@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
-import { createApiToken } from "../../lib/auth/api-tokens";
 import { signBoardToken } from "../../lib/access-tokens/board-token-jwt";
+import { createApiToken } from "../../lib/auth/api-tokens";
 import { placeUnder } from "../../lib/boards/tree";
 import type { Db } from "../../lib/db";
 import { boards, type Plan, type Scope, type StorageKind, type Workspace } from "../../lib/db/schema";

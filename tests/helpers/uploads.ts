@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import * as prepareRoute from "../../app/v1/[slug]/assets/upload_prepare/route";
 import * as completeRoute from "../../app/v1/[slug]/assets/upload_complete/route";
+import * as prepareRoute from "../../app/v1/[slug]/assets/upload_prepare/route";
 import type { Workspace } from "../../lib/db/schema";
 import { call } from "./call-route";
 import type { TestStorage } from "./test-storage";

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as revertRoute from "../../app/v1/[slug]/assets/[token]/revert/route";
+import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as versionsRoute from "../../app/v1/[slug]/assets/[token]/versions/route";
 import type { Workspace } from "../../lib/db/schema";
 import { call } from "./call-route";

@@ -1,5 +1,5 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../lib/db";
 import { jobCalls } from "../../lib/db/schema/jobs";
 import { getRun } from "../../lib/jobs/runs";

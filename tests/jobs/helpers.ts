@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { drizzle } from "drizzle-orm/postgres-js";
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
 import type { InngestFunction } from "inngest";
 import { serve } from "inngest/next";
 import postgres from "postgres";

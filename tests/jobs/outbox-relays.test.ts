@@ -1,12 +1,12 @@
-import { drizzle } from "drizzle-orm/postgres-js";
 import { count, inArray, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, expect, it } from "vitest";
 import type { Db } from "../../lib/db";
 import * as schema from "../../lib/db/schema";
+import { eventOutbox } from "../../lib/db/schema/event-outbox";
 import { jobEvents } from "../../lib/db/schema/jobs";
 import { assetProcessingRequested } from "../../lib/jobs/events";
-import { eventOutbox } from "../../lib/db/schema/event-outbox";
 import { backlog, defaultRetryDelayMs, handOff, OutboxRelay, setRetryDelay, stageEvent } from "../../lib/jobs/outbox";
 import { pausedForMs } from "../../lib/jobs/outbox/state";
 import { embeddedJobSender, type JobSender } from "../../lib/jobs/send";

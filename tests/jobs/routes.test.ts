@@ -1,5 +1,8 @@
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as runRoute from "../../app/api/admin/jobs/runs/[id]/route";
+import * as runsRoute from "../../app/api/admin/jobs/runs/route";
+import * as serveRoute from "../../app/api/inngest/route";
 import { authSecret } from "../../lib/auth/session-principal";
 import { createAdminUser } from "../../lib/auth/users";
 import type { Db } from "../../lib/db";
@@ -10,9 +13,6 @@ import { saveSyncedFunctions } from "../../lib/jobs/executor/store/functions";
 import { ingestEvents } from "../../lib/jobs/executor/store/ingest";
 import { recordingJobSender } from "../../lib/jobs/send";
 import { getSecret } from "../../lib/secrets";
-import * as serveRoute from "../../app/api/inngest/route";
-import * as runsRoute from "../../app/api/admin/jobs/runs/route";
-import * as runRoute from "../../app/api/admin/jobs/runs/[id]/route";
 import { jobsDb } from "./helpers";
 
 const URL_ = "http://127.0.0.1:3000/api/inngest";

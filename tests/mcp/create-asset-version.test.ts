@@ -1,5 +1,5 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type http from "node:http";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Board, Plan, Workspace } from "../../lib/db/schema";
 import { resetEnvCache } from "../../lib/env";

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import * as openapiRoute from "../../app/v1/openapi.json/route";
 import * as accessTokensSchema from "../../app/v1/[slug]/access_tokens/schema";
 import * as assetSchema from "../../app/v1/[slug]/assets/[token]/schema";
 import * as assetsSchema from "../../app/v1/[slug]/assets/schema";
 import * as completeSchema from "../../app/v1/[slug]/assets/upload_complete/schema";
 import * as prepareSchema from "../../app/v1/[slug]/assets/upload_prepare/schema";
 import * as boardsSchema from "../../app/v1/[slug]/boards/schema";
+import * as openapiRoute from "../../app/v1/openapi.json/route";
 import * as triggerSchema from "../../app/v1/trigger/schema";
 import { ERROR_STATUS, type ErrorCode } from "../../lib/errors";
 import { openApiDocument } from "../../lib/openapi/document";

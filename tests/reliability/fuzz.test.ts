@@ -4,10 +4,10 @@ import { z } from "zod";
 import type { Board, Workspace } from "../../lib/db/schema";
 import { resetEnvCache } from "../../lib/env";
 import { OPERATIONS, type Operation } from "../../lib/openapi/operations";
-import { checkResponse } from "../openapi/recorder";
-import { v1Routes, type RouteFile } from "../openapi/routes";
 import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
+import { checkResponse } from "../openapi/recorder";
+import { v1Routes, type RouteFile } from "../openapi/routes";
 import { changedTables, envelopeProblem, stateSnapshotter } from "./helpers";
 
 /**

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as mcp from "../../app/mcp/route";
+import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
 import * as boardsRoute from "../../app/v1/[slug]/boards/route";
-import * as assetRoute from "../../app/v1/[slug]/assets/[token]/route";
 import * as triggerRoute from "../../app/v1/trigger/route";
 import { assets, eventOutbox, type Board, type Workspace } from "../../lib/db/schema";
 import { call } from "../helpers/call-route";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { finishedRuns, startExecutor } from "../jobs/helpers";
 import { testClient } from "../jobs/fixtures/client";
+import { finishedRuns, startExecutor } from "../jobs/helpers";
 import { openBehindProxy, type ProxiedDb } from "./tcp-proxy";
 
 /**

@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as boardsRoute from "../../app/v1/[slug]/boards/route";
-import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
 import * as boardAssetsRoute from "../../app/v1/[slug]/boards/[boardToken]/assets/route";
+import * as boardRoute from "../../app/v1/[slug]/boards/[boardToken]/route";
+import * as boardsRoute from "../../app/v1/[slug]/boards/route";
 import { MAX_BOARD_DEPTH } from "../../lib/boards/tree";
 import { boards, type Board, type Workspace } from "../../lib/db/schema";
 import type { Deps } from "../../lib/deps";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "../../lib/db/schema";
-import { assetChanged, encodeVideoRequested } from "../../lib/jobs/events";
 import { parseMediaPlaylist } from "../../lib/encode/playlists";
+import { assetChanged, encodeVideoRequested } from "../../lib/jobs/events";
 import { newApiToken, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
 import { uploadAsset } from "../helpers/uploads";
 import { revert, writeBytes } from "../helpers/versions";

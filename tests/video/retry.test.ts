@@ -1,12 +1,12 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import * as retryRoute from "../../app/v1/[slug]/assets/[token]/retry_video_processing/route";
 import { assets, eventOutbox, workspaces, type EncodeStatus, type Workspace } from "../../lib/db/schema";
 import { encodeVideoRequested } from "../../lib/jobs/events";
 import { deliver } from "../../lib/jobs/outbox";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
-import * as retryRoute from "../../app/v1/[slug]/assets/[token]/retry_video_processing/route";
 import { assetRow, retryEncode } from "./helpers";
 
 let deps: Awaited<ReturnType<typeof useTestDeps>>;

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { triggers, type Board, type Workspace } from "../../lib/db/schema";
-import { planDeliveries, type AssetChange } from "../../lib/webhooks/plan-deliveries";
-import { createTrigger } from "../../lib/webhooks";
 import type { Principal } from "../../lib/auth/principal";
+import { triggers, type Board, type Workspace } from "../../lib/db/schema";
+import { createTrigger } from "../../lib/webhooks";
+import { planDeliveries, type AssetChange } from "../../lib/webhooks/plan-deliveries";
 import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newBoard, newWorkspace } from "../helpers/factories";
 

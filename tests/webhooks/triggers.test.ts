@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import * as triggerRoute from "../../app/v1/trigger/route";
-import * as triggerIdRoute from "../../app/v1/trigger/[id]/route";
-import * as renewRoute from "../../app/v1/trigger/[id]/renew/route";
-import * as deliveriesRoute from "../../app/v1/trigger/[id]/deliveries/route";
 import * as resendRoute from "../../app/v1/trigger/[id]/deliveries/[delivery_id]/resend/route";
+import * as deliveriesRoute from "../../app/v1/trigger/[id]/deliveries/route";
+import * as renewRoute from "../../app/v1/trigger/[id]/renew/route";
+import * as triggerIdRoute from "../../app/v1/trigger/[id]/route";
+import * as triggerRoute from "../../app/v1/trigger/route";
 import type { Board, Workspace } from "../../lib/db/schema";
 import { resetEnvCache } from "../../lib/env";
 import { call } from "../helpers/call-route";

@@ -6,9 +6,9 @@
  *   HARNESS_SEND "1": send the test events after start (the first life only)
  */
 import fs from "node:fs";
+import { sql } from "drizzle-orm";
 import { Inngest } from "inngest";
 import { serve } from "inngest/next";
-import { sql } from "drizzle-orm";
 import { queryRows } from "../../../lib/db";
 import { openDb } from "../../../lib/db/client";
 import { jobsClientOptions } from "../../../lib/jobs/client";

@@ -20,10 +20,10 @@ import { Executor, inProcessTransport, signingKeyFromSecret } from "../../../lib
 import { inngestJobSender } from "../../../lib/jobs/send";
 import { getSecret } from "../../../lib/secrets";
 import { newToken } from "../../../lib/tokens";
-import { TRIGGER_LIFETIME_MS } from "../../../lib/webhooks/policy";
-import { newSigningSecret } from "../../../lib/webhooks/sign";
 import { deliverWebhookJob } from "../../../lib/webhooks/deliver.job";
 import { fanOutWebhooksJob } from "../../../lib/webhooks/fan-out.job";
+import { TRIGGER_LIFETIME_MS } from "../../../lib/webhooks/policy";
+import { newSigningSecret } from "../../../lib/webhooks/sign";
 import { createWorkspace } from "../../../lib/workspaces/manage-workspaces";
 
 const target = process.env.HARNESS_DB!;
