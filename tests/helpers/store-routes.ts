@@ -1,4 +1,3 @@
-import { afterAll } from "vitest";
 import type { Clock } from "../../lib/clock";
 import type { Db } from "../../lib/db";
 import type { Layout } from "../../lib/objectstore/disk/layout";
@@ -10,8 +9,8 @@ import { handleS3Request } from "../../lib/objectstore/s3/handler";
 /**
  * The embedded store's /storage/s3 and /storage/gcs routes of a test's Easel, answered in this
  * process: integration tests call route handlers directly and run no HTTP server, yet a client
- * sends its bytes to the presigned URLs Easel hands out, and the S3 driver's md5 read-back is a
- * signed HEAD on such a URL. A request is shaped as it arrives over HTTP (a Host header, a
+ * sends its bytes to the presigned URLs Easel hands out. (Easel's own calls to the store need no
+ * route: they are served in-process.) A request is shaped as it arrives over HTTP (a Host header, a
  * Content-Length for a body) and served by the store's own handlers, which verify its signature
  * at the test clock.
  */
@@ -48,26 +47,3 @@ export class StoreRoutes {
     return handleS3Request(req, { lay: this.lay, credentials: () => embeddedS3Credentials(this.db), clock: this.clock, mountPath: S3_MOUNT_PATH });
   }
 }
-
-const installed: StoreRoutes[] = [];
-const networkFetch = globalThis.fetch;
-
-/**
- * Routes this process's fetch calls to the store URLs of `routes` in-process (the S3 driver's
- * md5 read-back fetches its own presigned URL); every other URL goes to the network as before.
- */
-export function routeStoreRequests(routes: StoreRoutes) {
-  installed.push(routes);
-  globalThis.fetch = (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const owner = installed.find((r) => r.answers(url));
-    if (!owner) return networkFetch(input, init);
-    return input instanceof Request ? owner.fetch(input.url, { method: input.method, headers: input.headers, body: input.body, ...init, duplex: "half" } as RequestInit) : owner.fetch(url.href, init);
-  };
-}
-
-// Registered at import (vitest ignores hooks registered from inside a running hook).
-afterAll(() => {
-  installed.splice(0);
-  globalThis.fetch = networkFetch;
-});

@@ -12,7 +12,7 @@ import { GCS_MOUNT_PATH } from "../../lib/objectstore/mounts";
 import { storedBytes, tempDir } from "../../lib/objectstore/testing/fixtures";
 import { storageFor } from "../../lib/storage";
 import type { ObjectInfo, PreparedUpload, StorageDriver } from "../../lib/storage/types";
-import { routeStoreRequests, StoreRoutes } from "./store-routes";
+import { StoreRoutes } from "./store-routes";
 
 /** The origin of the requests tests send to route handlers (tests/helpers/call-route.ts). */
 export const TEST_ORIGIN = "http://easel.test";
@@ -165,7 +165,6 @@ export type TestStores = Record<StorageKind, TestStorage>;
 /** Both storage kinds of a test's Easel on one embedded store in a fresh folder, its URLs answered in-process. */
 export function testStores(db: Db, clock: Clock): TestStores {
   const routes = new StoreRoutes(layout(tempDir("store")), db, clock);
-  routeStoreRequests(routes);
   return { s3: new TestStorage("s3", routes, db, clock), gcs: new TestStorage("gcs", routes, db, clock) };
 }
 
