@@ -9,6 +9,7 @@ import { EMBEDDED_BUCKET } from "../../objectstore/identity";
 import { onShutdown } from "../shutdown";
 import { publishObjectOps } from "./embedded-objects";
 import { MESSAGES } from "./messages.mjs";
+import { clusterState } from "./role";
 
 /**
  * The app's side of running as one of several workers (EASEL_WORKERS, lib/server/cluster): what
@@ -16,15 +17,7 @@ import { MESSAGES } from "./messages.mjs";
  * bundle. Published on globals, as the direct routes and the shutdown are.
  */
 
-/** The worker's state, kept by worker.mjs: its role may change while it runs (owner.takeOver). */
-export type ClusterState = { role: "owner" | "member"; executorWanted: boolean };
-const STATE = Symbol.for("easel.cluster");
 const TAKE_EXECUTOR = Symbol.for("easel.cluster.takeExecutor");
-
-
-function clusterState(): ClusterState | undefined {
-  return (globalThis as { [STATE]?: ClusterState })[STATE];
-}
 
 /**
  * Starts the embedded executor on a worker that became the owner after the last owner died. The
