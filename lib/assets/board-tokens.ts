@@ -1,7 +1,7 @@
 import { asc, eq, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db";
 import { prepared } from "../db/prepared";
-import { assetBoards, boards } from "../db/schema";
+import { assetBoards, assets, boards } from "../db/schema";
 
 /** Board tokens of the assets `where` picks, oldest membership first. */
 const tokensWhere = (db: DbOrTx, where: SQL) =>
@@ -24,3 +24,15 @@ export async function boardTokensByAsset(db: DbOrTx, assetIds: number[]): Promis
   for (const r of rows) out.get(r.assetId)?.push(r.token);
   return out;
 }
+
+/**
+ * The board tokens of the row of `assets` in the enclosing query, as one text[] column: the same
+ * tokens in the same order as boardTokensByAsset, for a read of one asset that should take one
+ * round trip.
+ */
+export const boardTokensOfAssetRow = () =>
+  // Aliased and qualified by hand: Drizzle renders a one-table query's columns unqualified, which
+  // would make the subquery's `id` and `created_at` ambiguous.
+  sql<string[]>`coalesce((select array_agg(b.token order by ab.created_at, b.id)
+    from ${assetBoards} ab inner join ${boards} b on b.id = ab.board_id
+    where ab.asset_id = ${assets}.id), '{}')`;

@@ -4,7 +4,7 @@ import { prepared } from "../db/prepared";
 import { assets, type Asset, type Workspace } from "../db/schema";
 import { notFound } from "../errors";
 import type { MediaLinker } from "../media/links";
-import { boardTokensByAsset } from "./board-tokens";
+import { boardTokensByAsset, boardTokensOfAssetRow } from "./board-tokens";
 import { toAssetJson, type AssetJson } from "./present";
 
 export async function findAsset(db: DbOrTx, workspaceId: number, token: string): Promise<Asset | null> {
@@ -25,6 +25,21 @@ export async function getAssetOrThrow(db: DbOrTx, workspace: Workspace, token: s
   const asset = await findAsset(db, workspace.id, token);
   if (!asset) throw notFound("asset_not_found", "Asset");
   return asset;
+}
+
+/** getAssetOrThrow with the asset's board tokens, read by the same statement (the single-asset GET). */
+export async function getAssetWithBoardTokens(db: DbOrTx, workspace: Workspace, token: string): Promise<{ asset: Asset; boardTokens: string[] }> {
+  const byToken = prepared(db, "asset_with_board_tokens", (d) =>
+    d
+      .select({ asset: assets, boardTokens: boardTokensOfAssetRow() })
+      .from(assets)
+      .where(and(eq(assets.workspaceId, sql.placeholder("workspaceId")), eq(assets.token, sql.placeholder("token"))))
+      .limit(1)
+      .prepare("asset_with_board_tokens"),
+  );
+  const [row] = await byToken.execute({ workspaceId: workspace.id, token });
+  if (!row) throw notFound("asset_not_found", "Asset");
+  return row;
 }
 
 export async function presentAsset(db: DbOrTx, asset: Asset, link: MediaLinker): Promise<AssetJson> {

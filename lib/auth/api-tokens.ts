@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { prepared } from "../db/prepared";
-import { apiTokens, workspaces, type Scope, type Workspace } from "../db/schema";
+import { apiTokens, workspaces, type ApiToken, type Scope, type Workspace } from "../db/schema";
 
 export const API_TOKEN_PREFIX = "easel_";
 
@@ -62,6 +62,9 @@ export async function findLiveApiToken(db: Db, raw: string): Promise<LiveApiToke
       .prepare("live_api_token"),
   );
   const [row] = await byHash.execute({ hash: hashToken(raw) });
-  if (!row) return null;
-  return { id: row.token.id, scopes: row.token.scopes, webhooks: row.token.webhooks, prefix: row.token.tokenPrefix, workspace: row.workspace };
+  return row ? toLiveApiToken(row.token, row.workspace) : null;
+}
+
+export function toLiveApiToken(token: ApiToken, workspace: Workspace): LiveApiToken {
+  return { id: token.id, scopes: token.scopes, webhooks: token.webhooks, prefix: token.tokenPrefix, workspace };
 }

@@ -1,8 +1,8 @@
 import { looksLikeJwt } from "../access-tokens/board-token-jwt";
 import type { Deps } from "../deps";
 import { DomainError } from "../errors";
-import { findLiveApiToken } from "./api-tokens";
-import type { Principal } from "./principal";
+import { findLiveApiToken, type LiveApiToken } from "./api-tokens";
+import type { ApiPrincipal, Principal } from "./principal";
 import { sessionPrincipal } from "./session-principal";
 import { verifyBoardAccess } from "./verify-board-access";
 
@@ -34,5 +34,9 @@ export async function authenticate(req: Request, deps: Deps): Promise<Principal>
   }
   const token = await findLiveApiToken(deps.db, raw);
   if (!token) throw unauthenticated("Unknown or revoked API token");
+  return apiTokenPrincipal(token);
+}
+
+export function apiTokenPrincipal(token: LiveApiToken): ApiPrincipal {
   return { kind: "api", tokenId: token.id, scopes: token.scopes, webhooks: token.webhooks, prefix: token.prefix, workspace: token.workspace };
 }

@@ -1,4 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { prepared } from "../db/prepared";
+import { apiTokens, workspaces, type ApiToken, type Workspace } from "../db/schema";
 import { queryRows, type DbOrTx } from "../db/types";
 import type { RateState } from "./rate-limit";
 
@@ -37,18 +39,64 @@ const sweepState: SweepState = ((globalThis as { __easelRateSweep?: SweepState }
  */
 export async function consumeShared(db: DbOrTx, bucket: string, limit: number, now?: Date): Promise<RateState> {
   const at = sql`coalesce(${now?.toISOString() ?? null}::timestamptz, now())`;
-  const rows = await queryRows<{ count: number; reset_seconds: number }>(
-    db,
-    sql`insert into rate_limit_windows as w (bucket, window_start, count)
-        values (${bucket}, ${at}, 1)
+  const rows = await queryRows<{ count: number; reset_seconds: number }>(db, countingUpsert(sql`values (${bucket}, ${at}, 1)`, at));
+  return stateOf(rows[0].count, rows[0].reset_seconds, limit);
+}
+
+/**
+ * The one counting statement: an upsert of the rows `source` yields as (bucket, window_start, 1),
+ * answering each bucket's count in its window and the seconds until the window ends.
+ */
+function countingUpsert(source: SQL, at: SQL): SQL {
+  return sql`insert into rate_limit_windows as w (bucket, window_start, count)
+        ${source}
         on conflict (bucket) do update set
           window_start = case when w.window_start <= excluded.window_start - ${WINDOW} then excluded.window_start else w.window_start end,
           count = case when w.window_start <= excluded.window_start - ${WINDOW} then 1 else w.count + 1 end
-        returning count, ceil(extract(epoch from w.window_start + ${WINDOW} - ${at}))::int as reset_seconds`,
-  );
-  const count = Number(rows[0].count);
-  const resetSeconds = Math.min(WINDOW_SECONDS, Math.max(0, Number(rows[0].reset_seconds)));
+        returning count, ceil(extract(epoch from w.window_start + ${WINDOW} - ${at}))::int as reset_seconds`;
+}
+
+function stateOf(countValue: number, resetValue: number, limit: number): RateState {
+  const count = Number(countValue);
+  const resetSeconds = Math.min(WINDOW_SECONDS, Math.max(0, Number(resetValue)));
   return { limit, remaining: Math.max(0, limit - count), resetSeconds, limited: count > limit };
+}
+
+export type CountedApiToken = { token: ApiToken; workspace: Workspace; state: RateState };
+
+/**
+ * Finds the live API token whose hash is `tokenHash`, with its workspace, and counts the request
+ * against the token's bucket (`api:<id>`, the bucket lib/auth/principal.ts's principalKey names)
+ * in the same statement: one round trip where finding and counting would take two, on the path
+ * every API client's every request takes. An unknown or revoked token matches no row and counts
+ * nothing (the caller then counts against the client address, as for any failed sign-in).
+ */
+export async function findApiTokenAndCount(db: DbOrTx, tokenHash: string, limit: number): Promise<CountedApiToken | null> {
+  const query = prepared(db, "live_api_token_counted", (d) => {
+    const counted = d
+      .$with("counted", { count: sql<number>`count`.as("count"), resetSeconds: sql<number>`reset_seconds`.as("reset_seconds") })
+      .as(
+        countingUpsert(
+          sql`select 'api:' || ${apiTokens.id}, now(), 1 from ${apiTokens}
+              where ${apiTokens.tokenHash} = ${sql.placeholder("hash")} and ${apiTokens.revokedAt} is null`,
+          sql`now()`,
+        ),
+      );
+    return d
+      .with(counted)
+      .select({ token: apiTokens, workspace: workspaces, count: counted.count, resetSeconds: counted.resetSeconds })
+      .from(apiTokens)
+      .innerJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
+      .leftJoin(counted, sql`true`)
+      .where(and(eq(apiTokens.tokenHash, sql.placeholder("hash")), isNull(apiTokens.revokedAt)))
+      .limit(1)
+      .prepare("live_api_token_counted");
+  });
+  const [row] = await query.execute({ hash: tokenHash });
+  if (!row) return null;
+  // Both reads of the token see the statement's one snapshot: a token found was also counted.
+  if (row.count === null || row.resetSeconds === null) throw new Error("live_api_token_counted found a token without counting it");
+  return { token: row.token, workspace: row.workspace, state: stateOf(row.count, row.resetSeconds, limit) };
 }
 
 /** Deletes the rows of windows that have ended (a bucket seen again simply opens a new row). Answers how many. */

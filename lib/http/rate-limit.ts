@@ -67,16 +67,7 @@ export async function countRequest(db: DbOrTx | null, bucket: string, limit: num
   }
   try {
     const state = await consumeShared(db, bucket, limit);
-    if (fallback.since) {
-      log().info({ component: "rate-limit", requests_counted_in_memory: fallback.requests, since: new Date(fallback.since).toISOString() }, "rate limits are counted in the database again");
-      fallback.since = 0;
-      fallback.requests = 0;
-    }
-    if (sweepDue(nowMs)) {
-      sweepRateWindows(db).catch((err) =>
-        log().warn({ component: "rate-limit", err, code: databaseErrorCode(err) }, "could not delete ended rate-limit windows; the next sweep (in a minute) deletes them"),
-      );
-    }
+    afterSharedCount(db, nowMs);
     return state;
   } catch (err) {
     const code = databaseErrorCode(err);
@@ -91,6 +82,25 @@ export async function countRequest(db: DbOrTx | null, bucket: string, limit: num
     fallback.untilMs = nowMs + BREAKER_MS;
     fallback.requests += 1;
     return consume(bucket, limit, nowMs);
+  }
+}
+
+/** Whether requests are counted in the shared table now: on PostgreSQL, unless the database failed to count in the last BREAKER_MS. */
+export function countsInSharedTable(db: DbOrTx, nowMs = Date.now()): boolean {
+  return !isSingleSession(db) && nowMs >= fallback.untilMs;
+}
+
+/** After any count in the shared table: says so once if it had been failing, and starts this node's sweep of ended windows when due. */
+export function afterSharedCount(db: DbOrTx, nowMs = Date.now()): void {
+  if (fallback.since) {
+    log().info({ component: "rate-limit", requests_counted_in_memory: fallback.requests, since: new Date(fallback.since).toISOString() }, "rate limits are counted in the database again");
+    fallback.since = 0;
+    fallback.requests = 0;
+  }
+  if (sweepDue(nowMs)) {
+    sweepRateWindows(db).catch((err) =>
+      log().warn({ component: "rate-limit", err, code: databaseErrorCode(err) }, "could not delete ended rate-limit windows; the next sweep (in a minute) deletes them"),
+    );
   }
 }
 

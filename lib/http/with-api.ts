@@ -1,10 +1,10 @@
-import { authenticate } from "../auth/authenticate";
 import { hasScope, principalKey, type Principal } from "../auth/principal";
 import type { Scope, Workspace } from "../db/schema";
 import { getDeps, type Deps } from "../deps";
 import { env } from "../env";
 import { DomainError, type ErrorCode } from "../errors";
 import { workspaceForPrincipal } from "../workspaces/get-workspace";
+import { authenticateAndCount } from "./authenticate-and-count";
 import { withCors } from "./cors";
 import { toErrorResponse } from "./envelope";
 import { claimKey, forgetKey, rememberResponse, requestHash } from "./idempotency";
@@ -50,8 +50,8 @@ function gate(principal: Principal, opts: ApiOptions) {
   }
 }
 
-function limitFor(principal: Principal | null) {
-  return principal?.kind === "board" ? env().EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN : env().EASEL_RATE_LIMIT_PER_MIN;
+function limitFor(kind: Principal["kind"] | null) {
+  return kind === "board" ? env().EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN : env().EASEL_RATE_LIMIT_PER_MIN;
 }
 
 /**
@@ -71,8 +71,9 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
       const nulParam = Object.keys(params).find((k) => params[k].includes("\u0000"));
       const deps = await getDeps();
       db = deps.db;
-      const principal = await authenticate(req, deps);
-      rate = await countRequest(deps.db, principalKey(principal), limitFor(principal));
+      const authenticated = await authenticateAndCount(req, deps, limitFor);
+      const principal = authenticated.principal;
+      rate = authenticated.rate;
       if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
       gate(principal, opts);
       // No stored token or slug holds U+0000 (Postgres text cannot): such a path names nothing.

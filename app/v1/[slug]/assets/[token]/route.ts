@@ -1,6 +1,7 @@
 import { deleteAsset } from "@/lib/assets/delete-asset";
-import { getAssetOrThrow, presentAsset } from "@/lib/assets/get-asset";
+import { getAssetWithBoardTokens, presentAsset } from "@/lib/assets/get-asset";
 import { patchAsset } from "@/lib/assets/patch-asset";
+import { toAssetJson } from "@/lib/assets/present";
 import { startEncodeOnRead } from "@/lib/encode/request-encode";
 import { json } from "@/lib/http/envelope";
 import { parseIfMatch, parseJson } from "@/lib/http/parse";
@@ -13,8 +14,8 @@ import { PatchAssetBody, VERSION_FIELD_CODES } from "./schema";
 // GET /v1/:slug/assets/:token — the asset, starting a video's encode on plans that encode on first read
 // (a board access token reads assets through list routes)
 const show = withApi({ scope: "read" }, async ({ req, params, deps, workspace }) => {
-  const asset = await startEncodeOnRead(deps, workspace, await getAssetOrThrow(deps.db, workspace, params.token));
-  return json({ data: await presentAsset(deps.db, asset, await linkerFor(req, deps)) });
+  const { asset, boardTokens } = await getAssetWithBoardTokens(deps.db, workspace, params.token);
+  return json({ data: toAssetJson(await startEncodeOnRead(deps, workspace, asset), boardTokens, await linkerFor(req, deps)) });
 });
 
 // PATCH /v1/:slug/assets/:token — metadata write, version write, checkpoint or comment edit
