@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GCS_CHUNK_BYTES, committedBytes } from "./gcs-resumable";
+import { GCS_CHUNK_BYTES } from "./gcs-resumable";
+import { committedBytes } from "./resume";
 
 describe("resumable upload bookkeeping", () => {
   it.each([
