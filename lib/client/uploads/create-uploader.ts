@@ -1,7 +1,7 @@
 import AwsS3 from "@uppy/aws-s3";
 import Uppy from "@uppy/core";
 import type { Body, Meta } from "@uppy/core/utils";
-import GoldenRetriever from "@uppy/golden-retriever";
+import GoldenRetriever, { type GoldenRetrieverOptions } from "@uppy/golden-retriever";
 import { MULTIPART_THRESHOLD, PART_SIZE } from "../../storage/limits";
 import { api } from "../api";
 import { describeError } from "../errors";
@@ -13,6 +13,15 @@ import { TicketStore } from "./ticket-store";
 import { UploadTickets, mediaTypeOf, type UploadTarget } from "./tickets";
 
 export type EaselUppy = Uppy<Meta, Body>;
+
+const GiB = 1024 * 1024 * 1024;
+/**
+ * How much of the queue's bytes Golden Retriever copies into IndexedDB. It hands its `indexedDB`
+ * option on to its blob store as is, and that store keeps files of at most 10 MiB unless told
+ * otherwise (limits its option type does not name). A larger file comes back as a ghost: the
+ * Dashboard asks for it again, and its upload then resumes from storage all the same.
+ */
+const QUEUE_BLOBS: NonNullable<GoldenRetrieverOptions["indexedDB"]> & { maxFileSize: number; maxTotalSize: number } = { maxFileSize: 2 * GiB, maxTotalSize: 4 * GiB };
 
 /**
  * After the bytes are in storage: upload_complete makes the asset (assembling a multipart upload
@@ -128,6 +137,6 @@ export function createEaselUppy(opts: {
   uppy.on("file-removed", (file) => tickets.forget(file.id));
   uppy.on("restored", onRestored(uppy, tickets));
   // Same lifetime as the reservations (24 h): a queue older than that has nothing to resume with.
-  uppy.use(GoldenRetriever, { expires: 24 * 60 * 60 * 1000 });
+  uppy.use(GoldenRetriever, { expires: 24 * 60 * 60 * 1000, indexedDB: QUEUE_BLOBS });
   return uppy;
 }

@@ -12,6 +12,10 @@ export type StoredTicket = { size: number; ticket: PreparedUpload; gcsSession: s
 /** The part of the Web Storage API the store uses (sessionStorage in the browser, a Map in tests). */
 export type KeyValueStorage = Pick<Storage, "getItem" | "setItem" | "removeItem">;
 
+// The pages' Content-Security-Policy allows no eval: zod must not probe for it (the probe is
+// reported as a violation even though zod catches it), and needs no compiled fast path here.
+z.config({ jitless: true });
+
 // Whatever the browser hands back is read as untrusted: another script of the origin, an older
 // build or a hand edit may have written it.
 const httpUrl = z.url({ protocol: /^https?$/ });
