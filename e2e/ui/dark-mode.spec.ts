@@ -75,14 +75,14 @@ for (const scheme of ["dark", "light"] as const) {
       expectScheme(pageBg, "page background");
       expectScheme(cardBg, "asset card in the board grid");
       expectScheme(uppyBg, "Uppy dashboard");
-      await expect(page.locator(".uppy-Root").first()).toHaveAttribute("data-uppy-theme", scheme);
+      await expect(page.locator(".uppy-Dashboard[data-uppy-theme]")).toHaveAttribute("data-uppy-theme", scheme);
 
       // Body text and secondary text against what they stand on: WCAG AA (4.5:1) for normal text.
       const heading = page.getByRole("heading", { name: "Upload to this board" });
       const pairs: [string, Locator][] = [
         ["body text", page.locator("body")],
         ["section heading", heading],
-        ["asset count / secondary text", page.getByRole("region", { name: "Assets" }).locator("p").first()],
+        ["asset count (secondary text)", page.locator("section[aria-label=Assets] p[aria-live]")],
       ];
       for (const [what, l] of pairs) {
         const ratio = contrast(await textColour(l), await background(l));

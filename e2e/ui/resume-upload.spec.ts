@@ -43,7 +43,7 @@ function storageWatch(page: Page, glob: string, holdWhen: (method: string, what:
     const entry: Sent = { phase: state.phase, method: req.method(), what };
     sent.push(entry);
     try {
-      const res = await route.fetch();
+      const res = await route.fetch({ maxRedirects: 0 });
       entry.status = res.status();
       await route.fulfill({ response: res });
     } catch (err) {
@@ -99,7 +99,7 @@ test("s3: a reload in the middle of a 40 MiB multipart upload; afterwards only t
 
   const after = sent.filter((s) => s.phase === "after");
   // After the reload: one listing of the stored parts, then only parts 3..5, each once.
-  expect(after.filter((s) => s.method === "GET").map((s) => [s.what, s.status])).toEqual([["list", 200]]);
+  expect(after.filter((s) => s.what === "list").map((s) => [s.method, s.status])).toEqual([["GET", 200]]);
   expect(after.filter((s) => s.method === "PUT").map((s) => [s.what, s.status])).toEqual([
     ["3", 200],
     ["4", 200],
@@ -141,7 +141,8 @@ test("gcs: a reload in the middle of a 40 MiB resumable upload; afterwards it go
   // After the reload: no new session; the saved one is asked what it holds, then chunks 3..5 go up.
   const after = sent.filter((s) => s.phase === "after");
   expect(after.filter((s) => s.method === "POST")).toEqual([]);
-  expect(after.map((s) => [s.method, s.what, s.status])).toEqual([
+  // (GETs are the new asset's pictures, read once it exists.)
+  expect(after.filter((s) => s.method !== "GET").map((s) => [s.method, s.what, s.status])).toEqual([
     ["PUT", `bytes */${SIZE}`, 308],
     ["PUT", third, 308],
     ["PUT", `bytes ${3 * PART}-${4 * PART - 1}/${SIZE}`, 308],

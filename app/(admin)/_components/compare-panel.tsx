@@ -14,7 +14,8 @@ const FIELDS: FieldSpec<Entry>[] = [
   { field: "md5", label: "MD5", value: (e) => e.md5 },
   { field: "source", label: "Source", value: (e) => (e.isHead ? "current head" : e.source) },
   { field: "comment", label: "Comment", value: (e) => e.comment },
-  { field: "author", label: "Author", value: (e) => e.author },
+  // The live head's JSON names no author: the row is left out when the head is compared.
+  { field: "author", label: "Author", value: (e) => e.author, known: (e) => !e.isHead },
   { field: "date", label: "Date", value: (e) => formatDate(e.at) },
 ];
 

@@ -32,6 +32,16 @@ describe("metadata diff", () => {
     expect(countChanges(diffs)).toEqual({ added: 1, removed: 0, changed: 1, unchanged: 1 });
   });
 
+  it("a field one state does not record is left out, not marked added or removed", () => {
+    const withAuthor: FieldSpec<State & { author?: string }>[] = [
+      ...specs,
+      { field: "author", label: "Author", value: (s) => s.author, known: (s) => s.author !== undefined },
+    ];
+    const diffs = diffMetadata(withAuthor, { title: "a", size: 1, author: "tok_1" }, { title: "a", size: 1 });
+    expect(diffs.map((d) => d.field)).toEqual(["title", "comment", "size"]);
+    expect(diffMetadata(withAuthor, { title: "a", size: 1, author: "tok_1" }, { title: "a", size: 1, author: "tok_2" }).at(-1)).toMatchObject({ field: "author", change: "changed" });
+  });
+
   it("a removed value shows what it was; swapping the states swaps added and removed", () => {
     const a: State = { title: "x", comment: "note", size: 1 };
     const b: State = { title: "x", comment: null, size: 2 };

@@ -7,7 +7,13 @@ export type FieldChange = "added" | "removed" | "changed" | "unchanged";
 
 export type FieldDiff = { field: string; label: string; change: FieldChange; before: string | null; after: string | null };
 
-export type FieldSpec<T> = { field: string; label: string; value: (state: T) => string | null | undefined };
+export type FieldSpec<T> = {
+  field: string;
+  label: string;
+  value: (state: T) => string | null | undefined;
+  /** Whether the state records this field at all; a field one of the two states does not record is left out, not shown as added or removed. */
+  known?: (state: T) => boolean;
+};
 
 const isSet = (v: string | null | undefined): v is string => v !== null && v !== undefined && v.trim() !== "";
 
@@ -17,9 +23,10 @@ export function diffField(before: string | null | undefined, after: string | nul
   return before === after ? "unchanged" : "changed";
 }
 
-/** Each field of `specs`, in their order, from the `before` state to the `after` state. */
+/** Each field of `specs` both states record, in their order, from the `before` state to the `after` state. */
 export function diffMetadata<T>(specs: FieldSpec<T>[], before: T, after: T): FieldDiff[] {
-  return specs.map(({ field, label, value }) => {
+  const recorded = specs.filter((s) => !s.known || (s.known(before) && s.known(after)));
+  return recorded.map(({ field, label, value }) => {
     const a = value(before);
     const b = value(after);
     return { field, label, change: diffField(a, b), before: isSet(a) ? a : null, after: isSet(b) ? b : null };
