@@ -60,11 +60,12 @@ async function startUpload(page: Page, file: string) {
   await page.getByRole("button", { name: /^Upload 1 file$/ }).click();
 }
 
-/** Reloads, waits for Golden Retriever to bring the queue back, and resumes it. */
-async function reloadAndResume(page: Page, state: { phase: Phase }) {
+/** Reloads, waits for Golden Retriever to bring the queue back (and for `message`, if given), and resumes it. */
+async function reloadAndResume(page: Page, state: { phase: Phase }, message?: RegExp) {
   state.phase = "after";
   await page.reload();
   await expect(page.locator(".uppy-Dashboard")).toContainText(/restored all files|resume the upload/i);
+  if (message) await expect(page.locator(".uppy-Informer")).toContainText(message);
   await expect(page.locator(".uppy-Dashboard-Item")).toHaveCount(1);
   const completed = page.waitForResponse((r) => r.url().endsWith("/assets/upload_complete") && r.request().method() === "POST", { timeout: 120_000 });
   await page.locator(".uppy-StatusBar-actionBtn--upload").click();
@@ -151,5 +152,50 @@ test("gcs: a reload in the middle of a 40 MiB resumable upload; afterwards it go
 
   const asset = await api.asset(token);
   expect(asset.size).toBe(SIZE);
+  expect(asset.md5).toBe(md5);
+});
+
+test("s3: a reservation that expired by the reload starts over cleanly, with a message", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const { file, md5 } = bigFile();
+  const slug = seed.workspaces.s3;
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Resume expired");
+  const uploadIdOf = (url: string) => new URL(url).searchParams.get("uploadId") ?? "";
+  const { sent, state } = storageWatch(page, "**/storage/s3/**", (method, what) => method === "PUT" && what.endsWith(":2"), (url) => `${uploadIdOf(url)}:${new URL(url).searchParams.get("partNumber") ?? "list"}`);
+  const prepares: string[] = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && r.url().endsWith("/assets/upload_prepare")) prepares.push(state.phase);
+  });
+
+  await page.goto(`/w/${slug}/boards/${board.token}`);
+  await startUpload(page, file);
+  await expect.poll(() => state.held !== null, { timeout: 60_000 }).toBe(true);
+  // The tab's saved reservation reaches its expiry while the page is away.
+  const aged = await page.evaluate(() => {
+    let n = 0;
+    for (const key of Object.keys(sessionStorage).filter((k) => k.startsWith("easel-upload-ticket:"))) {
+      const record = JSON.parse(sessionStorage.getItem(key)!);
+      record.ticket.expires_at = new Date(Date.now() - 60_000).toISOString();
+      sessionStorage.setItem(key, JSON.stringify(record));
+      n++;
+    }
+    return n;
+  });
+  expect(aged).toBe(1);
+
+  const token = await reloadAndResume(page, state, /footage\.bin: its upload reservation has expired, so it starts over/);
+
+  // A new reservation, a new multipart upload, every part of it sent once; the old upload is left to expire.
+  expect(prepares).toEqual(["before", "after"]);
+  const before = sent.filter((s) => s.phase === "before" && s.method === "PUT");
+  const after = sent.filter((s) => s.phase === "after" && s.method === "PUT");
+  const oldUpload = before[0].what.split(":")[0];
+  const newUpload = after[0].what.split(":")[0];
+  expect(newUpload).not.toBe(oldUpload);
+  expect(after.map((s) => [s.what, s.status])).toEqual([1, 2, 3, 4, 5].map((n) => [`${newUpload}:${n}`, 200]));
+  expect(sent.filter((s) => s.phase === "after" && s.what.endsWith(":list"))).toEqual([]);
+
+  const asset = await api.asset(token);
   expect(asset.md5).toBe(md5);
 });
