@@ -65,7 +65,7 @@ async function reloadAndResume(page: Page, state: { phase: Phase }, message?: Re
   state.phase = "after";
   await page.reload();
   await expect(page.locator(".uppy-Dashboard")).toContainText(/restored all files|resume the upload/i);
-  if (message) await expect(page.locator(".uppy-Informer")).toContainText(message);
+  if (message) await expect(page.locator(".uppy-Dashboard").getByRole("alert").filter({ hasText: message }).first()).toBeVisible();
   await expect(page.locator(".uppy-Dashboard-Item")).toHaveCount(1);
   const completed = page.waitForResponse((r) => r.url().endsWith("/assets/upload_complete") && r.request().method() === "POST", { timeout: 120_000 });
   await page.locator(".uppy-StatusBar-actionBtn--upload").click();
