@@ -11,7 +11,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   await connection();
   return (
     <html lang="en">
-      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
+      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased dark:bg-neutral-950 dark:text-neutral-100">
         <Providers>{children}</Providers>
       </body>
     </html>

@@ -3,7 +3,14 @@
  * embedded store's S3 endpoint) and the GCS driver (Google Cloud Storage, or the embedded store's
  * GCS endpoint). Upload code uses nothing else.
  */
-export type PreparedUpload = { uploadUrl: string; multipartUploadId: string | null; partSize: number | null; partUrls: string[] | null };
+export type PreparedUpload = {
+  uploadUrl: string;
+  multipartUploadId: string | null;
+  partSize: number | null;
+  partUrls: string[] | null;
+  /** s3 multipart: a presigned ListParts URL, so a client resuming after a reload sends only the parts storage lacks. */
+  listPartsUrl: string | null;
+};
 export type ObjectInfo = { size: number; etag: string; contentType: string | null };
 
 export interface StorageDriver {

@@ -41,6 +41,7 @@ export async function prepareUpload(deps: Deps, storage: StorageDriver, input: {
     multipart_upload_id: prepared.multipartUploadId,
     part_size: prepared.partSize,
     part_urls: prepared.partUrls,
+    list_parts_url: prepared.listPartsUrl,
     expires_at: slot.expiresAt.toISOString(),
   };
 }

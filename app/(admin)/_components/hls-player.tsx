@@ -73,7 +73,7 @@ export function HlsPlayer({ src, token, poster, title }: { src: string; token: s
 
   return (
     <figure className="space-y-2">
-      <video ref={video} controls playsInline preload="metadata" poster={poster} aria-label={`Video: ${title}`} data-testid="hls-player" className="max-h-[70vh] w-full rounded-md bg-black" />
+      <video ref={video} controls playsInline preload="metadata" poster={poster} aria-label={`Video: ${title}`} data-testid="hls-player" className="max-h-[70vh] w-full rounded-md bg-black dark:ring-1 dark:ring-neutral-700" />
       {error ? <Alert>{error}</Alert> : null}
     </figure>
   );

@@ -32,7 +32,7 @@ export default function UploadDashboard({ slug, storageKind, target, targetKey, 
 
   useEffect(() => {
     if (!mount.current) return;
-    const uppy = createEaselUppy({ slug, storageKind, single, target: latest.current.target, onAsset: (a) => latest.current.onAsset(a) });
+    const uppy = createEaselUppy({ slug, storageKind, single, targetKey, target: latest.current.target, onAsset: (a) => latest.current.onAsset(a) });
     uppy.use(Dashboard, {
       inline: true,
       target: mount.current,
@@ -42,7 +42,7 @@ export default function UploadDashboard({ slug, storageKind, target, targetKey, 
       proudlyDisplayPoweredByUppy: false,
       showRemoveButtonAfterComplete: true,
       doneButtonHandler: () => uppy.clear(),
-      theme: "light",
+      theme: "auto",
     });
     return () => uppy.destroy();
     // The target object is read through `latest`; targetKey says when it really changed.

@@ -24,7 +24,7 @@ const xmlOf = (url: string) => {
 };
 
 describe("easelSignRequest (@uppy/aws-s3 v6 → upload_prepare)", () => {
-  const single: PreparedUpload = { storage_provider: "s3", signed_storage_id: "sid", upload_url: "http://s/put?sig", multipart_upload_id: null, part_size: null, part_urls: null, expires_at: "" };
+  const single: PreparedUpload = { storage_provider: "s3", signed_storage_id: "sid", upload_url: "http://s/put?sig", multipart_upload_id: null, part_size: null, part_urls: null, list_parts_url: null, expires_at: "" };
   const multi: PreparedUpload = { ...single, upload_url: "http://s/p1", multipart_upload_id: "up-1", part_size: 8 * MiB, part_urls: ["http://s/p1", "http://s/p2"] };
 
   it("a single PUT goes to the presigned upload_url, prepared once per file", async () => {
@@ -43,13 +43,41 @@ describe("easelSignRequest (@uppy/aws-s3 v6 → upload_prepare)", () => {
     await expect(sign({ method: "PUT", key: "uppy-f1", uploadId: "up-1", partNumber: 3 })).rejects.toThrow(/part 3/);
   });
 
-  it("complete, list and abort are answered without a storage call", async () => {
+  it("complete and abort are answered without a storage call", async () => {
     const { tickets } = ticketsFor(multi);
-    const sign = easelSignRequest(tickets, file(9 * MiB));
+    const sign = easelSignRequest(tickets, file(9 * MiB), async () => {
+      throw new Error("no storage call expected");
+    });
     const complete = xmlOf((await sign({ method: "POST", key: "uppy-f1", uploadId: "up-1" })).url);
     expect(complete).toMatch(/<CompleteMultipartUploadResult><Location>.+<\/Location><Key>uppy-f1<\/Key>/);
-    expect(xmlOf((await sign({ method: "GET", key: "uppy-f1", uploadId: "up-1" })).url)).toBe("<ListPartsResult></ListPartsResult>");
     expect(xmlOf((await sign({ method: "DELETE", key: "uppy-f1", uploadId: "up-1" })).url)).toContain("AbortMultipartUploadResult");
+  });
+
+  it("list (a resumed upload) asks the presigned ListParts URL and answers only whole parts", async () => {
+    const asked: string[] = [];
+    const listed =
+      "<ListPartsResult><Part><PartNumber>2</PartNumber><ETag>&quot;e2&quot;</ETag><Size>1048576</Size></Part>" +
+      "<Part><PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag><Size>8388608</Size></Part></ListPartsResult>";
+    const sign = easelSignRequest(ticketsFor({ ...multi, list_parts_url: "http://s/list?sig" }).tickets, file(9 * MiB), async (url) => {
+      asked.push(url);
+      return { status: 200, text: listed };
+    });
+    const answer = xmlOf((await sign({ method: "GET", key: "uppy-f1", uploadId: "up-1" })).url);
+    expect(asked).toEqual(["http://s/list?sig"]);
+    // Part 2 of a 9 MiB file holds 1 MiB: both parts are whole and kept, in order.
+    expect(answer).toBe("<ListPartsResult><Part><PartNumber>1</PartNumber><ETag>e1</ETag><Size>8388608</Size></Part><Part><PartNumber>2</PartNumber><ETag>e2</ETag><Size>1048576</Size></Part></ListPartsResult>");
+  });
+
+  it("list without a ListParts URL (an older server) answers no parts, so every part is sent", async () => {
+    const sign = easelSignRequest(ticketsFor(multi).tickets, file(9 * MiB), async () => {
+      throw new Error("no storage call expected");
+    });
+    expect(xmlOf((await sign({ method: "GET", key: "uppy-f1", uploadId: "up-1" })).url)).toBe("<ListPartsResult></ListPartsResult>");
+  });
+
+  it("a listing storage no longer has (expired upload) fails with words that say what to do", async () => {
+    const sign = easelSignRequest(ticketsFor({ ...multi, list_parts_url: "http://s/list?sig" }).tickets, file(9 * MiB), async () => ({ status: 404, text: "<Error/>" }));
+    await expect(sign({ method: "GET", key: "uppy-f1", uploadId: "up-1" })).rejects.toThrow(/no longer open in storage.+add it again/);
   });
 
   it("refuses a plan that does not match what the server prepared", async () => {

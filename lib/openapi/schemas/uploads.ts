@@ -40,6 +40,10 @@ export const PreparedUploadJson = z
     multipart_upload_id: z.string().nullable().meta({ description: "s3 and size >= 5 MiB (5,242,880 bytes)." }),
     part_size: z.number().int().nullable().meta({ description: "s3 multipart: bytes per part (8 MiB), the last part smaller." }),
     part_urls: z.array(z.url()).nullable().meta({ description: "s3 multipart: presigned PUT URL of part 1..N, in order." }),
+    list_parts_url: z
+      .url()
+      .nullable()
+      .meta({ description: "s3 multipart: presigned ListParts URL of this upload (GET), so a client resuming an interrupted upload sends only the parts storage lacks." }),
     expires_at: Timestamp,
   })
   .meta({ id: "PreparedUpload", description: "Where to send the bytes. Storage URLs carry their own signature; send no Authorization to them." });

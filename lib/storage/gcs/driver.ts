@@ -19,7 +19,7 @@ export function createGcsDriver(resolve: () => Promise<{ signer: GcsSigner; obje
       const { signer, objects: ops } = await resolve();
       await ops.ready();
       const uploadUrl = await signGcsUrl(signer, key, { action: "resumable" }, clock(), expiresAt);
-      return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null };
+      return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null, listPartsUrl: null };
     },
 
     async completeMultipart({ key }) {

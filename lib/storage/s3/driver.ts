@@ -76,16 +76,17 @@ export function createS3Driver(target: () => Promise<S3Target>, clock: Clock): S
         if (size < MULTIPART_THRESHOLD) {
           // Content-Type is left out of the signature: browsers send the file's own type, which may differ.
           const uploadUrl = await presign((c, B, o) => getSignedUrl(c, new PutObjectCommand({ Bucket: B, Key: key }), o), expiresIn);
-          return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null };
+          return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null, listPartsUrl: null };
         }
         const created = await withClient((c) => c.send(new CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: contentType })));
         if (!created.UploadId) throw new DomainError("storage_unavailable", "prepare: storage created no multipart upload");
+        const UploadId = created.UploadId;
         const partUrls: string[] = [];
         for (let n = 1; n <= partCount(size); n++) {
-          const UploadId = created.UploadId;
           partUrls.push(await presign((c, B, o) => getSignedUrl(c, new UploadPartCommand({ Bucket: B, Key: key, UploadId, PartNumber: n }), o), expiresIn));
         }
-        return { uploadUrl: partUrls[0], multipartUploadId: created.UploadId, partSize: PART_SIZE, partUrls };
+        const listPartsUrl = await presign((c, B, o) => getSignedUrl(c, new ListPartsCommand({ Bucket: B, Key: key, UploadId }), o), expiresIn);
+        return { uploadUrl: partUrls[0], multipartUploadId: UploadId, partSize: PART_SIZE, partUrls, listPartsUrl };
       } catch (err) {
         throw toStorageError(err, "prepare upload");
       }
