@@ -1,8 +1,8 @@
 import type { Scope, WorkspaceRole } from "../db/schema";
 import { DomainError, notFound, type ErrorCode } from "../errors";
+import type { Principal, SessionPrincipal } from "./principal";
 
 type NotFoundCode = Extract<ErrorCode, `${string}_not_found`>;
-import type { Principal, SessionPrincipal } from "./principal";
 
 /**
  * What a role may do in a workspace (contract §11), as one table: `read` (browse, search, play,
