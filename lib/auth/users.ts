@@ -65,3 +65,16 @@ export async function findUserByEmail(db: DbOrTx, email: string): Promise<User |
 export async function replacePasswordHash(db: Db, user: Pick<User, "id" | "passwordHash">, passwordHash: string): Promise<void> {
   await db.update(users).set({ passwordHash }).where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)));
 }
+
+/**
+ * Inserts a new user with a password hashed beforehand (joining by invitation), or answers null
+ * when the email is taken: an existing account is never given a password by someone else.
+ */
+export async function insertNewUser(db: DbOrTx, input: { email: string; passwordHash: string; now: Date }): Promise<User | null> {
+  const [row] = await db
+    .insert(users)
+    .values({ email: normalizeEmail(input.email), passwordHash: input.passwordHash, isOwner: false, createdAt: input.now })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  return row ?? null;
+}
