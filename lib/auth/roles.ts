@@ -61,9 +61,12 @@ export function accessTo(principal: Principal, workspaceId: number, operation: O
   }
 }
 
-/** The refusal of an operation the role does not allow: 403 insufficient_scope, naming what is missing. */
+/**
+ * The refusal of an operation the role does not allow: 403 insufficient_scope. Read and write name
+ * the missing scope as tokens' refusals do; `manage` is no token scope, so its message names the role.
+ */
 export function insufficientRole(operation: Operation): DomainError {
-  if (operation === "manage") return new DomainError("insufficient_scope", "This needs the workspace's admin role", { required_role: "admin" });
+  if (operation === "manage") return new DomainError("insufficient_scope", "This needs the admin role in the workspace");
   return new DomainError("insufficient_scope", `Your role lacks the ${operation} scope`, { required_scope: operation });
 }
 
