@@ -1,6 +1,7 @@
+import { execFileSync } from "node:child_process";
 import type { Page } from "@playwright/test";
 import { apiClient } from "../support/api";
-import { seed } from "../support/env";
+import { dataDir, seed } from "../support/env";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -94,6 +95,39 @@ test.describe("members", () => {
     await dropFiles(viewer, [seed.files.image]);
     await expect(viewer.getByRole("region", { name: "Assets" }).getByRole("link", { name: /sunrise\.png/ })).toBeVisible();
     await snap(viewer, testInfo, "editor-uploaded");
+    await guest.close();
+  });
+
+  test("someone who has an account signs in to accept, and keeps their password", async ({ page, browser }, testInfo) => {
+    test.setTimeout(180_000);
+    const other = seed.workspaces.gcs;
+    const email = `member-${Date.now().toString(36)}@easel.test`;
+    execFileSync("npm", ["run", "-s", "easel", "--", "user", "create", email, "their own password"], { env: { ...process.env, EASEL_DATA_DIR: dataDir }, encoding: "utf8" });
+
+    await page.goto(`/w/${other}/members`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Role", { exact: true }).selectOption("editor");
+    await page.getByRole("button", { name: "Create invitation link" }).click();
+    const link = await page.getByLabel("Invitation link").inputValue();
+
+    const guest = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+    const member = await guest.newPage();
+    await member.goto(link);
+    await expect(member.getByTestId("invited-role")).toHaveText("editor");
+    await expect(member.getByLabel("Password", { exact: true })).toHaveCount(0); // no new password for an existing account
+    await member.getByRole("link", { name: "Sign in to accept" }).click();
+    await member.getByLabel("Email").fill(email);
+    await member.getByLabel("Password").fill("their own password");
+    await member.getByRole("button", { name: "Sign in" }).click();
+    await expect(member).toHaveURL(/\/invite\/[A-Za-z0-9_-]{43}$/);
+    await member.getByRole("button", { name: "Join the workspace" }).click();
+    await expect(member).toHaveURL(new RegExp(`/w/${other}/boards$`));
+    await snap(member, testInfo, "member-joined");
+    const write = await member.evaluate(async (s) => (await fetch(`/v1/${s}/boards`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ board: { title: "by an editor" } }) })).status, other);
+    expect(write).toBe(201);
+    // The link is used up.
+    await member.goto(link);
+    await expect(member.getByText("This invitation has already been used.")).toBeVisible();
     await guest.close();
   });
 });
