@@ -19,9 +19,11 @@ export default async function AdminLayout({ children }: { children: ReactNode })
             <Link href="/workspaces" className="hover:text-indigo-700">
               Workspaces
             </Link>
-            <Link href="/jobs" className="hover:text-indigo-700">
-              Job runs
-            </Link>
+            {session.owner ? (
+              <Link href="/jobs" className="hover:text-indigo-700">
+                Job runs
+              </Link>
+            ) : null}
           </nav>
           <form action={logout} className="ml-auto flex items-center gap-3 text-sm">
             <span className="text-neutral-600" title="Signed in">

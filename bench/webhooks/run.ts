@@ -74,7 +74,7 @@ process.on("exit", () => scratchDir && fs.rmSync(scratchDir, { recursive: true, 
 // The jobs client read the environment while being imported: read it again with the above.
 resetEnvCache();
 
-const admin: Principal = { kind: "session", userId: 0, email: "bench@localhost" };
+const admin: Principal = { kind: "session", userId: 0, email: "bench@localhost", owner: true, roles: new Map() };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function openDatabase(): Promise<{ db: Db; kind: string; close: () => Promise<void> }> {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getToken } from "next-auth/jwt";
-import type { Db } from "../db";
-import { users } from "../db/schema";
+import type { Db, DbOrTx } from "../db";
+import { memberships, users } from "../db/schema";
 import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { publicBaseUrl } from "../http/base-url";
@@ -39,7 +39,7 @@ const hasSessionCookie = (req: Request) => {
 };
 
 /**
- * The signed-in admin of the web UI, from the next-auth session cookie; null when there is none
+ * The person signed in to the web UI, from the next-auth session cookie; null when there is none
  * (or it is invalid, expired, or its user is gone). A session on a non-GET/HEAD request from
  * another site is refused with 401, as if the cookie were absent (CSRF).
  */
@@ -53,10 +53,22 @@ export async function sessionPrincipal(req: Request, deps: Deps): Promise<Sessio
   }
   const userId = Number(claims?.sub);
   if (!Number.isSafeInteger(userId)) return null;
-  const [user] = await deps.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
-  if (!user) return null;
+  const principal = await loadSessionPrincipal(deps.db, userId);
+  if (!principal) return null;
   if (req.method !== "GET" && req.method !== "HEAD" && !isSameOriginRequest(req)) {
     throw new DomainError("unauthenticated", "A signed-in session is accepted only from this site's own pages");
   }
-  return { kind: "session", userId: user.id, email: user.email };
+  return principal;
+}
+
+/**
+ * A signed-in user as a principal, read from the database now: the owner flag and every
+ * membership (one indexed query each). Called on every request, never cached in the cookie, so a
+ * removed or demoted member loses the right on their next request.
+ */
+export async function loadSessionPrincipal(db: DbOrTx, userId: number): Promise<SessionPrincipal | null> {
+  const [user] = await db.select({ id: users.id, email: users.email, isOwner: users.isOwner }).from(users).where(eq(users.id, userId)).limit(1);
+  if (!user) return null;
+  const rows = user.isOwner ? [] : await db.select({ workspaceId: memberships.workspaceId, role: memberships.role }).from(memberships).where(eq(memberships.userId, user.id));
+  return { kind: "session", userId: user.id, email: user.email, owner: user.isOwner, roles: new Map(rows.map((r) => [r.workspaceId, r.role])) };
 }

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Principal } from "../auth/principal";
+import { seesWorkspace } from "../auth/roles";
 import { verifyBoardAccess } from "../auth/verify-board-access";
 import type { DbOrTx } from "../db";
 import { assetBoards, boards, type Asset, type Board, type Workspace } from "../db/schema";
@@ -10,15 +11,14 @@ import { boardRowInScope, type BoardScope } from "./scope";
  * - an API token: its own workspace, every board and asset in it;
  * - a board access token: its workspace, and there only its board, the boards under it and the
  *   assets on at least one of those boards;
- * - a person signed in to the web UI: every workspace.
+ * - a person signed in to the web UI: every workspace for an owner, else the workspaces they are a
+ *   member of (lib/auth/roles.ts).
  * Lists and search filter by the SQL form (visibleScope); a board asks canSee and a single asset
  * assetVisibleTo, which apply the same rule. Whatever is outside reads as not found, never as forbidden.
  */
 
 export function workspaceVisibleTo(principal: Principal, workspaceId: number): boolean {
-  if (principal.kind === "api") return principal.workspace.id === workspaceId;
-  if (principal.kind === "board") return principal.workspaceId === workspaceId;
-  return true;
+  return seesWorkspace(principal, workspaceId);
 }
 
 /**

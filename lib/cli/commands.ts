@@ -5,6 +5,7 @@ import type { Db } from "../db";
 import { SCOPES, type Scope } from "../db/schema";
 import { DomainError } from "../errors";
 import { createWorkspace, getWorkspaceOrThrow, updateWorkspace } from "../workspaces/manage-workspaces";
+import { MEMBER_COMMANDS } from "./member-commands";
 import { storageCredentials } from "./storage-credentials";
 import { storageVerify } from "./storage-verify";
 import { UsageError, type Output } from "./usage";
@@ -81,9 +82,10 @@ export const COMMANDS: Record<string, Command> = {
     async run(db, argv, io) {
       const { positionals } = parse(argv, {}, 2, this.usage);
       const user = await createAdminUser(db, { email: positionals[0], password: positionals[1], now: new Date() });
-      io.out(`admin ${user.email} can sign in`);
+      io.out(`admin ${user.email} can sign in (an owner: every workspace)`);
     },
   },
+  ...MEMBER_COMMANDS,
   "storage verify": storageVerify,
   "storage credentials": storageCredentials,
 };

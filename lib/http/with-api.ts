@@ -1,9 +1,10 @@
+import { authorizeWorkspace } from "../auth/authorize";
 import { hasScope, principalKey, type Principal } from "../auth/principal";
+import { insufficientRole, managesAnyWorkspace } from "../auth/roles";
 import type { Scope, Workspace } from "../db/schema";
 import { getDeps, type Deps } from "../deps";
 import { env } from "../env";
 import { DomainError, type ErrorCode } from "../errors";
-import { workspaceForPrincipal } from "../workspaces/get-workspace";
 import { authenticateAndCount } from "./authenticate-and-count";
 import { withCors } from "./cors";
 import { toErrorResponse } from "./envelope";
@@ -45,6 +46,8 @@ function gate(principal: Principal, opts: ApiOptions) {
   if (opts.webhooks && !(principal.kind === "api" && principal.webhooks) && principal.kind !== "session") {
     throw new DomainError("webhook_permission_required", "This API token lacks the webhooks permission");
   }
+  // Trigger paths name no workspace: a person must manage one at least (lib/webhooks checks which).
+  if (opts.webhooks && principal.kind === "session" && !managesAnyWorkspace(principal)) throw insufficientRole("manage");
   if (!hasScope(principal, opts.scope)) {
     throw new DomainError("insufficient_scope", `This token lacks the ${opts.scope} scope`, { required_scope: opts.scope });
   }
@@ -79,7 +82,7 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
       // No stored token or slug holds U+0000 (Postgres text cannot): such a path names nothing.
       if (nulParam === "slug") throw new DomainError("workspace_not_found", "Workspace not found");
       const wantsWorkspace = opts.workspace ?? typeof params.slug === "string";
-      const workspace = (wantsWorkspace ? await resolveWorkspace(deps, params.slug, principal) : null) as W;
+      const workspace = (wantsWorkspace ? await resolveWorkspace(deps, params.slug, principal, opts.scope) : null) as W;
       if (nulParam) throw new DomainError(NUL_PARAM_CODES[nulParam] ?? "route_not_found", "Not found");
       const run = () => handler({ req, params, principal, workspace, deps });
       response = await idempotent(req, deps, principal, run);
@@ -93,8 +96,9 @@ export function withApi<W extends Workspace | null = Workspace>(opts: ApiOptions
   };
 }
 
-function resolveWorkspace(deps: Deps, slug: string, principal: Principal) {
-  return workspaceForPrincipal(deps.db, slug, principal);
+/** The path's workspace through the one authorization (lib/auth/authorize.ts): a person's role there decides the scope. */
+function resolveWorkspace(deps: Deps, slug: string, principal: Principal, scope: Scope) {
+  return authorizeWorkspace(deps.db, principal, slug, scope);
 }
 
 const NUL_PARAM_CODES: Record<string, ErrorCode> = { slug: "workspace_not_found", boardToken: "board_not_found", token: "asset_not_found", id: "trigger_not_found", delivery_id: "delivery_not_found" };

@@ -50,7 +50,7 @@ describe("ingestBytes", () => {
     const asset = await newAsset();
     const bytes = await randomPng(12, 12);
     const { signedStorageId } = await ingestBytes(deps, deps.store.s3, { workspace: ws, bytes, mediaType: "image/png" });
-    const principal = { kind: "session" as const, userId: 1, email: "a@example.com" };
+    const principal = { kind: "session" as const, userId: 1, email: "a@example.com", owner: true, roles: new Map() };
     const body = { createVersion: true, signedStorageId };
     const first = await patchAsset(deps, deps.store.s3, { workspace: ws, principal, token: asset.token, body });
     expect(first).toMatchObject({ wrote: true, headVersionNumber: 2 });

@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/principal";
+import { requireAccess } from "../auth/roles";
 import { findBoard } from "../boards/queries";
 import { triggers, type Hook } from "../db/schema";
 import type { Deps } from "../deps";
@@ -17,6 +18,7 @@ export async function createTrigger(deps: Deps, principal: Principal, input: Cre
   // The URL's own checks first: they need neither the database nor DNS.
   checkHookUrlSyntax(input.hookUrl);
   const workspace = await workspaceForPrincipal(deps.db, input.organizationSlug, principal);
+  if (principal.kind === "session") requireAccess(principal, workspace.id, "manage");
   const board = await findBoard(deps.db, workspace.id, input.collectionToken);
   if (!board) throw notFound("board_not_found", "Board");
   await assertHookUrl(input.hookUrl);

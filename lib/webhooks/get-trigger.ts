@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Principal } from "../auth/principal";
+import { requireAccess } from "../auth/roles";
 import type { DbOrTx } from "../db";
 import { boards, triggers, workspaces } from "../db/schema";
 import { notFound } from "../errors";
@@ -15,8 +16,9 @@ export function selectTriggerViews(db: DbOrTx) {
 }
 
 /**
- * A trigger the caller may manage: not deleted, and in the API token's workspace (a signed-in
- * admin manages every workspace). Another workspace's trigger reads as not found, never forbidden.
+ * A trigger the caller may manage: not deleted, and in the API token's workspace, or in a workspace
+ * the signed-in person administers (an owner: every workspace). Another workspace's trigger reads
+ * as not found, never forbidden; a member whose role is not admin is refused with 403.
  */
 export async function getTriggerOrThrow(db: DbOrTx, principal: Principal, id: string): Promise<TriggerView> {
   const [row] = await selectTriggerViews(db)
@@ -26,5 +28,6 @@ export async function getTriggerOrThrow(db: DbOrTx, principal: Principal, id: st
   if (principal.kind === "board" || (principal.kind === "api" && principal.workspace.id !== row.trigger.workspaceId)) {
     throw notFound("trigger_not_found", "Trigger");
   }
+  if (principal.kind === "session") requireAccess(principal, row.trigger.workspaceId, "manage", ["trigger_not_found", "Trigger"]);
   return row;
 }

@@ -172,7 +172,7 @@ describe("assetVisibleTo and canSee", () => {
   });
 
   it("a person signed in sees every asset", async () => {
-    const session: SessionPrincipal = { kind: "session", userId: 1, email: "admin@easel.test" };
+    const session: SessionPrincipal = { kind: "session", userId: 1, email: "admin@easel.test", owner: true, roles: new Map() };
     for (const asset of [onGrandchild, onNoBoard, ofOther]) expect(await assetVisibleTo(deps.db, session, asset)).toBe(true);
   });
 });

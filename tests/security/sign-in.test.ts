@@ -153,7 +153,7 @@ describe("legacy bcrypt hashes", () => {
     const email = `${uniq("legacy")}@easel.test`;
     const [legacy] = await deps.db
       .insert(users)
-      .values({ email, passwordHash: await bcrypt.hash(PASSWORD, 10), role: "admin", createdAt: new Date() })
+      .values({ email, passwordHash: await bcrypt.hash(PASSWORD, 10), isOwner: true, createdAt: new Date() })
       .returning();
     expect(await signIn(email, "wrong password")).toBeNull();
     expect((await stored(legacy.id)).startsWith("$2")).toBe(true);

@@ -12,7 +12,7 @@ let deps: Awaited<ReturnType<typeof useTestDeps>>;
 let ws: Workspace;
 let root: Board;
 let child: Board;
-const admin: Principal = { kind: "session", userId: 1, email: "admin@example.com" };
+const admin: Principal = { kind: "session", userId: 1, email: "admin@example.com", owner: true, roles: new Map() };
 
 beforeAll(async () => {
   deps = await useTestDeps();

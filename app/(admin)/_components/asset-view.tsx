@@ -13,6 +13,7 @@ import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { formatBytes, formatDate } from "@/lib/client/format";
 import { assetQuery, keys, workspaceQuery } from "@/lib/client/queries";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { AssetPreview } from "./asset-preview";
 import { MetadataForm } from "./metadata-form";
 import { NewVersionPanel } from "./new-version-panel";
@@ -25,6 +26,7 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
   const { data: ws } = useQuery(workspaceQuery(slug));
   const workspace = ws?.data;
   const query = useQuery(assetQuery(slug, token, { poll: workspace?.streaming_enabled !== false }));
+  const canWrite = useWorkspaceRole().can("write");
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const remove = useMutation({
@@ -54,9 +56,11 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
               Open board
             </Link>
           ))}
-          <Button size="sm" variant="danger" onClick={() => setConfirmDelete(true)}>
-            Delete…
-          </Button>
+          {canWrite ? (
+            <Button size="sm" variant="danger" onClick={() => setConfirmDelete(true)}>
+              Delete…
+            </Button>
+          ) : null}
         </div>
       </div>
       <div className="grid gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
@@ -72,7 +76,7 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
             <dt className="text-neutral-500">Updated</dt>
             <dd>{formatDate(asset.updated_at)}</dd>
           </dl>
-          {workspace?.versioning !== false && workspace ? (
+          {workspace?.versioning !== false && workspace && canWrite ? (
             <details className="rounded-lg border border-neutral-200 bg-white p-4">
               <summary className="cursor-pointer font-medium">Upload new version</summary>
               <div className="mt-3">

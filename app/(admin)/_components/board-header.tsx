@@ -12,6 +12,7 @@ import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { boardQuery, keys } from "@/lib/client/queries";
 import type { BoardState } from "@/lib/client/types";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 
 const STATES: { value: BoardState; label: string; hint: string }[] = [
   { value: "active", label: "Active", hint: "Assets can be added, edited and versioned." },
@@ -25,6 +26,7 @@ export function BoardHeader({ slug, token }: { slug: string; token: string }) {
   const qc = useQueryClient();
   const { data } = useQuery(boardQuery(slug, token));
   const board = data?.data;
+  const canWrite = useWorkspaceRole().can("write");
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState("");
   const [state, setState] = useState<BoardState>("active");
@@ -47,6 +49,7 @@ export function BoardHeader({ slug, token }: { slug: string; token: string }) {
         ) : null}
         <h1 className="text-2xl font-semibold">{board.title}</h1>
         <BoardStateBadge state={board.state} />
+        {canWrite ? (
         <div className="ml-auto flex gap-2">
           <Button
             size="sm"
@@ -62,6 +65,7 @@ export function BoardHeader({ slug, token }: { slug: string; token: string }) {
             {archived ? "Restore" : "Archive"}
           </Button>
         </div>
+        ) : null}
       </div>
       {update.isError && !editing ? <Alert>{describeError(update.error)}</Alert> : null}
       <Dialog open={editing} onClose={() => setEditing(false)} title="Edit board">

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { inputClass } from "@/app/_components/ui/field";
 import { boardQuery, keys, workspaceQuery } from "@/lib/client/queries";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { AssetGrid, NoAssets } from "./asset-grid";
 import { BoardHeader } from "./board-header";
 import { CreateBoardForm } from "./create-board-form";
@@ -19,9 +20,12 @@ export function BoardView({ slug, token }: { slug: string; token: string }) {
   const [filter, setFilter] = useState("");
   const [query, setQuery] = useState("");
   const active = board?.data.state === "active";
+  const canWrite = useWorkspaceRole().can("write");
   return (
     <div className="space-y-6">
       <BoardHeader slug={slug} token={token} />
+      {/* Viewers get no upload area: uploading is a write (the server refuses it too). */}
+      {canWrite ? (
       <section aria-labelledby="upload-heading" className="space-y-2">
         <h2 id="upload-heading" className="text-sm font-semibold text-neutral-700">
           Upload to this board
@@ -40,6 +44,7 @@ export function BoardView({ slug, token }: { slug: string; token: string }) {
           <Alert tone="info">This board is {board.data.state.replace("_", "-")}: restore it to upload.</Alert>
         ) : null}
       </section>
+      ) : null}
       <section aria-labelledby="assets-heading" className="space-y-3">
         <div className="flex flex-wrap items-end gap-3">
           <h2 id="assets-heading" className="text-lg font-semibold">
@@ -66,7 +71,7 @@ export function BoardView({ slug, token }: { slug: string; token: string }) {
         <AssetGrid
           slug={slug}
           scope={{ kind: "board", token, nested, query: query || undefined }}
-          empty={<NoAssets title={query ? `Nothing here matches “${query}”` : "No assets on this board yet"}>{query ? null : "Drop files into the upload area above."}</NoAssets>}
+          empty={<NoAssets title={query ? `Nothing here matches “${query}”` : "No assets on this board yet"}>{query || !canWrite ? null : "Drop files into the upload area above."}</NoAssets>}
         />
       </section>
       <section aria-labelledby="sub-heading" className="max-w-md">

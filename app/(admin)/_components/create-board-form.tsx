@@ -9,6 +9,7 @@ import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { keys } from "@/lib/client/queries";
 import { reloadAfterWrite } from "@/lib/client/reload-after-write";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 
 /** Creates a board (a sub-board with `parentToken`) and opens it. */
 export function CreateBoardForm({ slug, parentToken, label }: { slug: string; parentToken?: string; label: string }) {
@@ -16,6 +17,7 @@ export function CreateBoardForm({ slug, parentToken, label }: { slug: string; pa
   const id = useId();
   const qc = useQueryClient();
   const router = useRouter();
+  const canWrite = useWorkspaceRole().can("write");
   const create = useMutation({
     mutationFn: () => api.boards.create(slug, { title: title.trim(), parent_token: parentToken ?? null }),
     onSuccess: async ({ data }) => {
@@ -24,6 +26,8 @@ export function CreateBoardForm({ slug, parentToken, label }: { slug: string; pa
       router.push(`/w/${slug}/boards/${data.token}`);
     },
   });
+  // Boards are writes: a viewer gets no form (the server refuses the write anyway).
+  if (!canWrite) return null;
   return (
     <form
       className="space-y-1"

@@ -10,6 +10,7 @@ import { describeError } from "@/lib/client/errors";
 import { fieldsToText, parseFields } from "@/lib/client/fields";
 import { keys } from "@/lib/client/queries";
 import type { Asset } from "@/lib/client/types";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 
 /**
  * Title, description, text, tags and fields. A plain save changes the head in place; "keep a
@@ -17,6 +18,7 @@ import type { Asset } from "@/lib/client/types";
  */
 export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: string; asset: Asset; versioning: boolean; onSaved: (notice: string) => void }) {
   const qc = useQueryClient();
+  const canWrite = useWorkspaceRole().can("write");
   const [title, setTitle] = useState(asset.title);
   const [description, setDescription] = useState(asset.description ?? "");
   const [text, setText] = useState(asset.text ?? "");
@@ -65,12 +67,15 @@ export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: strin
         save.mutate(body);
       }}
     >
+      {/* A viewer sees the details read-only: every field disabled and no save. */}
+      <fieldset disabled={!canWrite} className="space-y-3">
       <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} required />
       <TextArea label="Description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
       <TextArea label="Text" rows={3} value={text} onChange={(e) => setText(e.target.value)} hint="Searchable text, such as a transcript or alt text." />
       <TextField label="Tags" value={tags} onChange={(e) => setTags(e.target.value)} hint="Separated by commas." />
       <TextArea label="Custom fields" rows={3} value={fields} onChange={(e) => setFields(e.target.value)} hint="One “name: value” per line." className="font-mono" />
-      {versioning ? (
+      </fieldset>
+      {versioning && canWrite ? (
         <div className="space-y-2 rounded-md border border-neutral-200 p-3">
           <label className="flex items-center gap-2 text-sm">
             <input type="checkbox" checked={checkpoint} onChange={(e) => setCheckpoint(e.target.checked)} className="h-4 w-4" />
@@ -81,9 +86,11 @@ export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: strin
       ) : null}
       {problem ? <Alert>{problem}</Alert> : null}
       {save.isError ? <Alert>{describeError(save.error)}</Alert> : null}
-      <Button type="submit" variant="primary" disabled={save.isPending}>
-        {save.isPending ? "Saving…" : "Save details"}
-      </Button>
+      {canWrite ? (
+        <Button type="submit" variant="primary" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save details"}
+        </Button>
+      ) : null}
     </form>
   );
 }

@@ -13,6 +13,7 @@ import { describeError } from "@/lib/client/errors";
 import { formatAge, formatBytes, formatDate, revertWindowLabel } from "@/lib/client/format";
 import { keys, versionsQuery } from "@/lib/client/queries";
 import type { Asset, Workspace } from "@/lib/client/types";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { CommentEditor } from "./comment-editor";
 import { ComparePanel } from "./compare-panel";
 import { headEntry, versionEntry, type Entry } from "./version-entry";
@@ -24,7 +25,9 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
 }) {
   const thumb = [...entry.thumbnails].sort((a, b) => a.width - b.width)[0];
   const windowDays = workspace?.revert_window_days ?? null;
-  const versioning = workspace?.versioning ?? true;
+  const canWrite = useWorkspaceRole().can("write");
+  // Reverts and comment edits are writes: a viewer sees the history without them.
+  const versioning = (workspace?.versioning ?? true) && canWrite;
   return (
     <li className={`flex gap-3 rounded-lg border p-3 ${entry.isHead ? "border-indigo-300 bg-indigo-50/50" : "border-neutral-200 bg-white"}`} data-testid={`version-${entry.number}`}>
       <div className="h-16 w-16 shrink-0 overflow-hidden rounded bg-neutral-100">

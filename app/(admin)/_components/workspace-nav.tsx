@@ -4,20 +4,26 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
+import type { Operation } from "@/lib/auth/roles";
 import { PLAN_LABEL } from "@/lib/client/format";
 import { workspaceQuery, workspacesQuery } from "@/lib/client/queries";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 
-const TABS = [
-  { href: "boards", label: "Boards" },
-  { href: "search", label: "Search" },
-  { href: "tokens", label: "API tokens" },
-  { href: "triggers", label: "Webhooks" },
-  { href: "settings", label: "Settings" },
+/** Each section with the operation its page needs (lib/auth/roles.ts): sections the role lacks are not shown. */
+const TABS: { href: string; label: string; needs: Operation }[] = [
+  { href: "boards", label: "Boards", needs: "read" },
+  { href: "search", label: "Search", needs: "read" },
+  { href: "tokens", label: "API tokens", needs: "manage" },
+  { href: "triggers", label: "Webhooks", needs: "manage" },
+  { href: "members", label: "Members", needs: "manage" },
+  { href: "settings", label: "Settings", needs: "manage" },
 ];
 
-/** Workspace switcher and the workspace's sections. Switching keeps you on the same section. */
+/** Workspace switcher (the person's workspaces only) and the sections their role opens. Switching keeps you on the same section. */
 export function WorkspaceNav({ slug }: { slug: string }) {
   const pathname = usePathname();
+  const { can } = useWorkspaceRole();
+  const tabs = TABS.filter((t) => can(t.needs));
   const router = useRouter();
   const { data: all } = useQuery(workspacesQuery());
   const { data: current } = useQuery(workspaceQuery(slug));
@@ -32,7 +38,7 @@ export function WorkspaceNav({ slug }: { slug: string }) {
         <select
           id="workspace-switcher"
           value={slug}
-          onChange={(e) => router.push(`/w/${e.target.value}/${["boards", "search", "tokens", "triggers", "settings"].includes(section) ? section : "boards"}`)}
+          onChange={(e) => router.push(`/w/${e.target.value}/${["boards", "search"].includes(section) ? section : "boards"}`)}
           className="rounded-md border border-neutral-300 bg-white px-2 py-1.5 text-sm font-medium focus:outline-2 focus:outline-indigo-300"
         >
           {(all?.data ?? []).map((w) => (
@@ -49,7 +55,7 @@ export function WorkspaceNav({ slug }: { slug: string }) {
         ) : null}
       </div>
       <nav aria-label="Workspace sections" className="flex flex-wrap gap-1 text-sm">
-        {TABS.map((t) => {
+        {tabs.map((t) => {
           const active = section === t.href || (t.href === "boards" && section === "assets");
           return (
             <Link

@@ -15,8 +15,8 @@ import { keys, workspacesQuery } from "@/lib/client/queries";
 import { reloadAfterWrite } from "@/lib/client/reload-after-write";
 import type { Plan, StorageKind } from "@/lib/client/types";
 
-/** Every workspace, and a form to create one (what `npm run easel -- workspace create` does). */
-export function WorkspacesAdmin() {
+/** The workspaces the person may open and, for owners, a form to create one (what `npm run easel -- workspace create` does). */
+export function WorkspacesAdmin({ canCreate }: { canCreate: boolean }) {
   const qc = useQueryClient();
   const router = useRouter();
   const list = useQuery(workspacesQuery());
@@ -54,6 +54,7 @@ export function WorkspacesAdmin() {
           {list.data && list.data.data.length === 0 ? <li className="px-4 py-3 text-sm text-neutral-500">No workspaces yet.</li> : null}
         </ul>
       </section>
+      {canCreate ? (
       <form
         aria-label="Create a workspace"
         className="space-y-3 self-start rounded-lg border border-neutral-200 bg-white p-4"
@@ -81,6 +82,7 @@ export function WorkspacesAdmin() {
           Create workspace
         </Button>
       </form>
+      ) : null}
     </div>
   );
 }

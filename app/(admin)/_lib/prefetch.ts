@@ -2,34 +2,37 @@ import { dehydrate, type QueryClient } from "@tanstack/react-query";
 import { getAssetOrThrow, presentAsset } from "@/lib/assets/get-asset";
 import { listBoardAssets, listWorkspaceAssets } from "@/lib/assets/list-board-assets";
 import type { SessionPrincipal } from "@/lib/auth/principal";
+import { sessionRole } from "@/lib/auth/roles";
 import { getBoardOrThrow, listBoards, listChildren, toBoardJson } from "@/lib/boards";
 import { ASSET_PAGE_SIZE, TREE_PAGE_SIZE, VERSIONS_PAGE_SIZE, assetListQuery, assetQuery, boardQuery, childrenQuery, rootBoardsQuery, versionsQuery, workspaceQuery, workspacesQuery } from "@/lib/client/queries";
 import { makeQueryClient } from "@/lib/client/query-client";
 import { getDeps } from "@/lib/deps";
 import { DomainError } from "@/lib/errors";
 import { linkerFor } from "@/lib/media/linker-for";
+import { listWorkspacesFor } from "@/lib/members/visible-workspaces";
 import { listVersions } from "@/lib/versions/list-versions";
 import { findWorkspaceBySlug } from "@/lib/workspaces/get-workspace";
-import { listWorkspaces } from "@/lib/workspaces/list-workspaces";
 import { toWorkspaceJson } from "@/lib/workspaces/present";
 import { pageRequest } from "./session";
 
 /**
  * Server-side prefetch for the first paint: the same lib functions the /v1 routes call, with the
- * signed-in admin as principal, stored under the query keys the client components read. The
+ * signed-in person as principal, stored under the query keys the client components read. The
  * browser then continues through /v1 itself; nothing here is a second API.
  */
+/** The workspace of a page with the person's role there; null (the page is not found) when it is not theirs. */
 export async function workspaceContext(slug: string, principal: SessionPrincipal) {
   const deps = await getDeps();
   const workspace = await findWorkspaceBySlug(deps.db, slug);
-  return workspace ? { deps, workspace, principal, qc: makeQueryClient() } : null;
+  const role = workspace ? sessionRole(principal, workspace.id) : null;
+  return workspace && role ? { deps, workspace, principal, role, qc: makeQueryClient() } : null;
 }
 
 type Ctx = NonNullable<Awaited<ReturnType<typeof workspaceContext>>>;
 const first = (perPage: number) => ({ page: 1, perPage });
 
 export async function prefetchWorkspaces(ctx: Ctx) {
-  ctx.qc.setQueryData(workspacesQuery().queryKey, { data: await listWorkspaces(ctx.deps.db) });
+  ctx.qc.setQueryData(workspacesQuery().queryKey, { data: await listWorkspacesFor(ctx.deps.db, ctx.principal) });
   ctx.qc.setQueryData(workspaceQuery(ctx.workspace.slug).queryKey, { data: toWorkspaceJson(ctx.workspace) });
 }
 

@@ -1,9 +1,11 @@
 import { headers } from "next/headers";
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
+import { accessTo, type Operation } from "@/lib/auth/authorize";
 import type { SessionPrincipal } from "@/lib/auth/principal";
 import { sessionPrincipal } from "@/lib/auth/session-principal";
 import { getDeps } from "@/lib/deps";
+import { findWorkspaceBySlug } from "@/lib/workspaces/get-workspace";
 
 /**
  * The incoming page request as a Request, for lib functions that read the session cookie or the
@@ -17,11 +19,30 @@ export const pageRequest = cache(async (): Promise<Request> => {
 });
 
 /**
- * The signed-in admin, resolved exactly as /v1 resolves the cookie (so a deleted user is signed
- * out everywhere at once); unauthenticated visitors go to the sign-in page.
+ * The signed-in person, resolved exactly as /v1 resolves the cookie (owner flag and memberships
+ * read from the database on this request, so a deleted user or a removed member loses access at
+ * once); unauthenticated visitors go to the sign-in page.
  */
 export const requireSession = cache(async (): Promise<SessionPrincipal> => {
   const principal = await sessionPrincipal(await pageRequest(), await getDeps());
   if (!principal) redirect("/login");
   return principal;
 });
+
+/** Pages for owners only (job runs of the whole deployment): anyone else gets not found. */
+export async function requireOwner(): Promise<SessionPrincipal> {
+  const principal = await requireSession();
+  if (!principal.owner) notFound();
+  return principal;
+}
+
+/**
+ * Pages of a workspace that need a role (API tokens, webhooks, settings, members: `manage`): not
+ * found unless the signed-in person's role there allows `operation` (lib/auth/roles.ts).
+ */
+export async function requireWorkspaceRole(slug: string, operation: Operation): Promise<SessionPrincipal> {
+  const principal = await requireSession();
+  const workspace = await findWorkspaceBySlug((await getDeps()).db, slug);
+  if (!workspace || accessTo(principal, workspace.id, operation) !== "allowed") notFound();
+  return principal;
+}

@@ -2,14 +2,24 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { getDeps } from "@/lib/deps";
-import { listWorkspaces } from "@/lib/workspaces/list-workspaces";
+import { listWorkspacesFor } from "@/lib/members/visible-workspaces";
+import { requireSession } from "../_lib/session";
 
 export const metadata = { title: "Boards" };
 
-// The board browser opens on the first workspace; with none yet, it says how to make one.
+// The board browser opens on the first workspace the person may open; with none, it says how to get one.
 export default async function BoardsEntry() {
-  const workspaces = await listWorkspaces((await getDeps()).db);
+  const principal = await requireSession();
+  const workspaces = await listWorkspacesFor((await getDeps()).db, principal);
   if (workspaces.length > 0) redirect(`/w/${workspaces[0].slug}/boards`);
+  if (!principal.owner) {
+    return (
+      <main className="space-y-4">
+        <h1 className="text-2xl font-semibold">Boards</h1>
+        <EmptyState title="You are not a member of any workspace">Ask a workspace admin for an invitation.</EmptyState>
+      </main>
+    );
+  }
   return (
     <main className="space-y-4">
       <h1 className="text-2xl font-semibold">Boards</h1>

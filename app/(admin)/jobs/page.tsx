@@ -5,7 +5,7 @@ import { formatDate } from "@/lib/client/format";
 import type { JobRunStatus } from "@/lib/db/schema/jobs";
 import { getDeps } from "@/lib/deps";
 import { listRuns } from "@/lib/jobs/runs";
-import { requireSession } from "../_lib/session";
+import { requireOwner } from "../_lib/session";
 
 export const metadata = { title: "Job runs" };
 export const dynamic = "force-dynamic";
@@ -15,7 +15,7 @@ const JOB_RUN_STATUSES = Object.keys(TONE) as JobRunStatus[];
 
 // Background work of the embedded executor (uploads' thumbnails, encodes, webhooks), newest first.
 export default async function JobsPage({ searchParams }: { searchParams: Promise<{ status?: string; cursor?: string }> }) {
-  await requireSession();
+  await requireOwner();
   const q = await searchParams;
   const status = (JOB_RUN_STATUSES as readonly string[]).includes(q.status ?? "") ? (q.status as JobRunStatus) : undefined;
   const { runs, next_cursor } = await listRuns((await getDeps()).db, { status, cursor: q.cursor, limit: 50 });

@@ -11,7 +11,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <div>
           <h1 className="text-2xl font-semibold">Sign in to Easel</h1>
           <p className="mt-1 text-sm text-neutral-600">
-            Accounts are made on the server with <code className="rounded bg-neutral-100 px-1">npm run easel -- admin create</code>.
+            Accounts are made on the server with <code className="rounded bg-neutral-100 px-1">npm run easel -- admin create</code>, or by an invitation link from a workspace admin.
           </p>
         </div>
         <LoginForm next={next ?? "/boards"} />

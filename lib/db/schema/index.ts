@@ -1,5 +1,6 @@
 export * from "./workspaces";
 export * from "./users";
+export * from "./memberships";
 export * from "./api-tokens";
 export * from "./boards";
 export * from "./assets";

@@ -4,14 +4,14 @@ import { Badge } from "@/app/_components/ui/badge";
 import { formatDate } from "@/lib/client/format";
 import { getDeps } from "@/lib/deps";
 import { getRun } from "@/lib/jobs/runs";
-import { requireSession } from "../../_lib/session";
+import { requireOwner } from "../../_lib/session";
 
 export const metadata = { title: "Job run" };
 export const dynamic = "force-dynamic";
 
 // One run: its steps, pending work and the latest calls of the serve route, for diagnosing failures.
 export default async function JobRunPage({ params }: { params: Promise<{ id: string }> }) {
-  await requireSession();
+  await requireOwner();
   const run = await getRun((await getDeps()).db, decodeURIComponent((await params).id));
   if (!run) notFound();
   return (

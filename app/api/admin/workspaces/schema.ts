@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PLANS, SCOPES, STORAGE_KINDS } from "@/lib/db/schema";
+import { PLANS, SCOPES, STORAGE_KINDS, WORKSPACE_ROLES } from "@/lib/db/schema";
 
 export const CreateWorkspaceBody = z.object({
   workspace: z.object({
@@ -24,3 +24,12 @@ export const CreateTokenBody = z.object({
     webhooks: z.boolean().default(false),
   }),
 });
+
+export const InviteBody = z.object({
+  invitation: z.object({ email: z.string().trim().min(3).max(320), role: z.enum(WORKSPACE_ROLES) }),
+});
+
+export const ChangeRoleBody = z.object({ member: z.object({ role: z.enum(WORKSPACE_ROLES) }) });
+
+/** A positive integer id from the path (user or invitation). */
+export const PathId = z.coerce.number().int().positive().max(2147483647);

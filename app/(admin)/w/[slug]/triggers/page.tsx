@@ -1,9 +1,10 @@
 import { TriggersAdmin } from "../../../_components/triggers-admin";
-import { requireSession } from "../../../_lib/session";
+import { requireWorkspaceRole } from "../../../_lib/session";
 
 export const metadata = { title: "Webhooks" };
 
 export default async function TriggersPage({ params }: { params: Promise<{ slug: string }> }) {
-  await requireSession();
-  return <TriggersAdmin slug={(await params).slug} />;
+  const { slug } = await params;
+  await requireWorkspaceRole(slug, "manage");
+  return <TriggersAdmin slug={slug} />;
 }

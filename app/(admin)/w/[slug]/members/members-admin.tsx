@@ -1,0 +1,160 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Alert } from "@/app/_components/ui/alert";
+import { Badge } from "@/app/_components/ui/badge";
+import { Button } from "@/app/_components/ui/button";
+import { SelectField, TextField } from "@/app/_components/ui/field";
+import { describeError } from "@/lib/client/errors";
+import { formatDate } from "@/lib/client/format";
+import { invitationsQuery, memberKeys, membersApi, membersQuery, type CreatedInvitation, type MemberRole } from "@/lib/client/members";
+
+const ROLES: { value: MemberRole; label: string; hint: string }[] = [
+  { value: "viewer", label: "Viewer", hint: "Browse boards, search, open assets, play video, see versions." },
+  { value: "editor", label: "Editor", hint: "Viewer, plus upload, edit, versions, revert, comments and boards." },
+  { value: "admin", label: "Admin", hint: "Editor, plus API tokens, webhooks, settings and members." },
+];
+
+function InviteForm({ slug, onInvited }: { slug: string; onInvited: (i: CreatedInvitation) => void }) {
+  const qc = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<MemberRole>("viewer");
+  const invite = useMutation({
+    mutationFn: () => membersApi.invite(slug, { email: email.trim(), role }),
+    onSuccess: async ({ data }) => {
+      setEmail("");
+      onInvited(data);
+      await qc.invalidateQueries({ queryKey: memberKeys.all(slug) });
+    },
+  });
+  return (
+    <form
+      aria-label="Invite someone"
+      className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        invite.mutate();
+      }}
+    >
+      <h2 className="font-semibold">Invite someone</h2>
+      <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required maxLength={320} />
+      <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as MemberRole)} hint={ROLES.find((r) => r.value === role)?.hint}>
+        {ROLES.map((r) => (
+          <option key={r.value} value={r.value}>
+            {r.label}
+          </option>
+        ))}
+      </SelectField>
+      {invite.isError ? <Alert>{describeError(invite.error)}</Alert> : null}
+      <Button type="submit" variant="primary" disabled={invite.isPending || !email.trim()}>
+        Create invitation link
+      </Button>
+    </form>
+  );
+}
+
+/** The link of a new invitation, shown once: Easel sends no mail, the admin passes it on. */
+function InvitationLink({ invitation, onDone }: { invitation: CreatedInvitation; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="space-y-2 rounded-lg border border-green-300 bg-green-50 p-4 text-sm">
+      <p>
+        Send this link to <strong>{invitation.email}</strong> ({invitation.role}). It works once, until {formatDate(invitation.expires_at)}, and is not shown again.
+      </p>
+      <input readOnly aria-label="Invitation link" value={invitation.url} onFocus={(e) => e.target.select()} className="w-full rounded border border-neutral-300 bg-white px-2 py-1 font-mono text-xs" />
+      <div className="flex gap-2">
+        <Button
+          size="sm"
+          onClick={() =>
+            void navigator.clipboard.writeText(invitation.url).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? "Copied" : "Copy link"}
+        </Button>
+        <Button size="sm" onClick={onDone}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+/** A workspace's people: invite by link, pending invitations (revoke), members (change role, remove). */
+export function MembersAdmin({ slug }: { slug: string }) {
+  const qc = useQueryClient();
+  const members = useQuery(membersQuery(slug));
+  const invitations = useQuery(invitationsQuery(slug));
+  const [created, setCreated] = useState<CreatedInvitation | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: memberKeys.all(slug) });
+  const changeRole = useMutation({ mutationFn: (v: { userId: number; role: MemberRole }) => membersApi.changeRole(slug, v.userId, v.role), onSettled: refresh });
+  const remove = useMutation({ mutationFn: (userId: number) => membersApi.remove(slug, userId), onSettled: refresh });
+  const revoke = useMutation({ mutationFn: (id: number) => membersApi.revoke(slug, id), onSettled: refresh });
+  const failure = changeRole.error ?? remove.error ?? revoke.error;
+  return (
+    <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+      <div className="space-y-6">
+        <section aria-labelledby="members-heading" className="space-y-3">
+          <h1 id="members-heading" className="text-2xl font-semibold">
+            Members
+          </h1>
+          <p className="text-sm text-neutral-600">Owners (made with <code className="rounded bg-neutral-100 px-1">npm run easel -- admin create</code>) act in every workspace and are not listed. A change applies on the member&apos;s next request.</p>
+          {failure ? <Alert>{describeError(failure)}</Alert> : null}
+          {members.isError ? <Alert>{describeError(members.error)}</Alert> : null}
+          <ul className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white">
+            {members.data?.data.map((m) => (
+              <li key={m.user_id} className="flex flex-wrap items-center gap-3 px-4 py-3" data-testid={`member-${m.email}`}>
+                <span className="font-medium">{m.email}</span>
+                <span className="text-xs text-neutral-500">since {formatDate(m.created_at)}</span>
+                <label className="ml-auto flex items-center gap-2 text-sm">
+                  <span className="sr-only">Role of {m.email}</span>
+                  <select
+                    value={m.role}
+                    onChange={(e) => changeRole.mutate({ userId: m.user_id, role: e.target.value as MemberRole })}
+                    disabled={changeRole.isPending}
+                    className="rounded-md border border-neutral-300 bg-white px-2 py-1 text-sm"
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r.value} value={r.value}>
+                        {r.label}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <Button size="sm" variant="danger" onClick={() => remove.mutate(m.user_id)} disabled={remove.isPending} aria-label={`Remove ${m.email}`}>
+                  Remove
+                </Button>
+              </li>
+            ))}
+            {members.data && members.data.data.length === 0 ? <li className="px-4 py-3 text-sm text-neutral-500">No members yet: invite someone.</li> : null}
+          </ul>
+        </section>
+        <section aria-labelledby="invitations-heading" className="space-y-3">
+          <h2 id="invitations-heading" className="text-lg font-semibold">
+            Pending invitations
+          </h2>
+          <ul className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white">
+            {invitations.data?.data.map((i) => (
+              <li key={i.id} className="flex flex-wrap items-center gap-3 px-4 py-3" data-testid={`invitation-${i.email}`}>
+                <span className="font-medium">{i.email}</span>
+                <Badge>{i.role}</Badge>
+                <span className="text-xs text-neutral-500">expires {formatDate(i.expires_at)}</span>
+                <Button size="sm" className="ml-auto" onClick={() => revoke.mutate(i.id)} disabled={revoke.isPending} aria-label={`Revoke the invitation of ${i.email}`}>
+                  Revoke
+                </Button>
+              </li>
+            ))}
+            {invitations.data && invitations.data.data.length === 0 ? <li className="px-4 py-3 text-sm text-neutral-500">None.</li> : null}
+          </ul>
+        </section>
+      </div>
+      <div className="space-y-4 self-start">
+        {created ? <InvitationLink invitation={created} onDone={() => setCreated(null)} /> : null}
+        <InviteForm slug={slug} onInvited={setCreated} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,8 @@
+import { withWorkspaceAdmin } from "@/lib/auth/admin-route";
+import { json } from "@/lib/http/envelope";
+import { listMembers } from "@/lib/members/list-members";
+
+export const dynamic = "force-dynamic";
+
+// GET /api/admin/workspaces/:slug/members — the workspace's members and their roles; workspace admins
+export const GET = withWorkspaceAdmin("manage", async ({ workspace, deps }) => json({ data: await listMembers(deps.db, workspace) }));

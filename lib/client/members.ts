@@ -1,0 +1,24 @@
+import { queryOptions } from "@tanstack/react-query";
+import { request } from "./api";
+import type { One } from "./types";
+
+export type MemberRole = "viewer" | "editor" | "admin";
+export type Member = { user_id: number; email: string; role: MemberRole; created_at: string };
+export type Invitation = { id: number; email: string; role: MemberRole; expires_at: string; created_at: string };
+export type CreatedInvitation = Invitation & { url: string };
+
+const base = (slug: string) => `/api/admin/workspaces/${encodeURIComponent(slug)}`;
+
+/** The members page's calls (workspace admins only; the server refuses everyone else). */
+export const membersApi = {
+  list: (slug: string) => request<{ data: Member[] }>(`${base(slug)}/members`),
+  changeRole: (slug: string, userId: number, role: MemberRole) => request<One<{ user_id: number; role: MemberRole }>>(`${base(slug)}/members/${userId}`, { method: "PATCH", body: { member: { role } } }),
+  remove: (slug: string, userId: number) => request<null>(`${base(slug)}/members/${userId}`, { method: "DELETE" }),
+  invitations: (slug: string) => request<{ data: Invitation[] }>(`${base(slug)}/invitations`),
+  invite: (slug: string, invitation: { email: string; role: MemberRole }) => request<One<CreatedInvitation>>(`${base(slug)}/invitations`, { method: "POST", body: { invitation } }),
+  revoke: (slug: string, id: number) => request<null>(`${base(slug)}/invitations/${id}`, { method: "DELETE" }),
+};
+
+export const memberKeys = { all: (slug: string) => ["members", slug] as const };
+export const membersQuery = (slug: string) => queryOptions({ queryKey: [...memberKeys.all(slug), "list"], queryFn: () => membersApi.list(slug) });
+export const invitationsQuery = (slug: string) => queryOptions({ queryKey: [...memberKeys.all(slug), "invitations"], queryFn: () => membersApi.invitations(slug) });

@@ -1,0 +1,7 @@
+import type { Invitation, WorkspaceRole } from "../db/schema";
+
+export type InvitationJson = { id: number; email: string; role: WorkspaceRole; expires_at: string; created_at: string };
+
+export function toInvitationJson(row: Invitation): InvitationJson {
+  return { id: row.id, email: row.email, role: row.role, expires_at: row.expiresAt.toISOString(), created_at: row.createdAt.toISOString() };
+}
