@@ -1,0 +1,105 @@
+import type { Db } from "../db";
+import { log } from "../log/logger.mjs";
+import { listenLive } from "./listen";
+import { LiveMessage } from "./message";
+
+/** How many recent messages a node keeps for streams that reconnect (its catch-up window). */
+export const CATCH_UP_MESSAGES = 2_000;
+
+export type LiveListener = {
+  deliver: (m: LiveMessage) => void;
+  /** Messages may have been missed: the page refetches everything. */
+  reset: () => void;
+  /** The node is stopping: end the stream (the browser reconnects, to another node behind a balancer). */
+  close: () => void;
+};
+
+/** What a stream starts with: the messages after its cursor, or `reset` when the cursor is not in the window. */
+export type CatchUp = { replay: LiveMessage[] } | { reset: true };
+
+/**
+ * One process's end of the live channel: a single LISTEN, fanned out to the open streams of each
+ * workspace, and the last CATCH_UP_MESSAGES messages in the order PostgreSQL delivered them (the
+ * commit order, the same on every node) for cursors of streams that reconnect.
+ */
+export class LiveHub {
+  private readonly recent: LiveMessage[] = [];
+  private readonly byWorkspace = new Map<number, Set<LiveListener>>();
+  private unlisten: (() => Promise<void>) | null = null;
+  private stopped = false;
+
+  constructor(private readonly db: Db) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await listenLive(this.db, (payload) => this.receive(payload), () => this.lost("the database connection of the live channel was re-established"));
+  }
+
+  /** Open streams, over every workspace (tests check that none is left behind). */
+  get listenerCount(): number {
+    let n = 0;
+    for (const set of this.byWorkspace.values()) n += set.size;
+    return n;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** The cursor of the newest message this node has seen (any workspace), for a stream that starts without one. */
+  get cursor(): string | undefined {
+    return this.recent[this.recent.length - 1]?.id;
+  }
+
+  /**
+   * Registers a stream, and answers in the same step what it missed after `lastEventId`, so that
+   * nothing falls between the catch-up and the live messages.
+   */
+  subscribe(workspaceId: number, listener: LiveListener, lastEventId?: string): { catchUp: CatchUp; unsubscribe: () => void } {
+    let catchUp: CatchUp = { replay: [] };
+    if (lastEventId !== undefined) {
+      const at = this.recent.findIndex((m) => m.id === lastEventId);
+      catchUp = at === -1 ? { reset: true } : { replay: this.recent.slice(at + 1).filter((m) => m.workspaceId === workspaceId) };
+    }
+    let set = this.byWorkspace.get(workspaceId);
+    if (!set) this.byWorkspace.set(workspaceId, (set = new Set()));
+    set.add(listener);
+    return {
+      catchUp,
+      unsubscribe: () => {
+        set.delete(listener);
+        if (set.size === 0 && this.byWorkspace.get(workspaceId) === set) this.byWorkspace.delete(workspaceId);
+      },
+    };
+  }
+
+  /** Ends every stream and stops listening (the process is stopping). */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const set of [...this.byWorkspace.values()]) for (const l of [...set]) l.close();
+    this.byWorkspace.clear();
+    await this.unlisten?.().catch((err: unknown) => log().warn({ component: "live", err }, "UNLISTEN failed while stopping; the connection closes with the database"));
+    this.unlisten = null;
+  }
+
+  /** A message from the channel (also used by tests to inject one). */
+  receive(payload: string): void {
+    let message: LiveMessage;
+    try {
+      message = LiveMessage.parse(JSON.parse(payload));
+    } catch (err) {
+      log().warn({ component: "live", err }, "a live message that does not parse was dropped");
+      return;
+    }
+    this.recent.push(message);
+    if (this.recent.length > CATCH_UP_MESSAGES) this.recent.splice(0, this.recent.length - CATCH_UP_MESSAGES);
+    for (const l of [...(this.byWorkspace.get(message.workspaceId) ?? [])]) l.deliver(message);
+  }
+
+  /** Messages may have been lost: no cursor from before is trusted, and every open page refetches. */
+  private lost(reason: string) {
+    log().warn({ component: "live", reason, streams: this.listenerCount }, "live messages may have been missed: open pages refetch everything");
+    this.recent.length = 0;
+    for (const set of this.byWorkspace.values()) for (const l of [...set]) l.reset();
+  }
+}
