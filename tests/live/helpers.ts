@@ -11,7 +11,12 @@ const SESSION_COOKIE = "authjs.session-token";
 /** A signed-in web UI session: the cookie a browser sends, for a new admin user. */
 export async function sessionHeaders(db: Db): Promise<Record<string, string>> {
   const user = await createAdminUser(db, { email: `${uniq("live")}@easel.test`, password: "correct horse battery", now: new Date() });
-  const cookie = await encode({ token: { sub: String(user.id), email: user.email }, secret: await authSecret(db), salt: SESSION_COOKIE, maxAge: 3600 });
+  return sessionHeadersFor(user, await authSecret(db));
+}
+
+/** The headers of a same-origin page request signed in as `user`, with the instance's auth secret. */
+export async function sessionHeadersFor(user: { id: number; email: string }, secret: string): Promise<Record<string, string>> {
+  const cookie = await encode({ token: { sub: String(user.id), email: user.email }, secret, salt: SESSION_COOKIE, maxAge: 3600 });
   return { cookie: `${SESSION_COOKIE}=${cookie}`, "sec-fetch-site": "same-origin" };
 }
 
@@ -35,7 +40,11 @@ export type OpenStream = {
 export async function openStream(slug: string, headers: Record<string, string>): Promise<OpenStream> {
   const abort = new AbortController();
   const req = new Request(`http://easel.test/api/live/${slug}`, { headers, signal: abort.signal });
-  const response = await liveRoute.GET(req, { params: Promise.resolve({ slug }) });
+  return readEvents(await liveRoute.GET(req, { params: Promise.resolve({ slug }) }), abort);
+}
+
+/** Reads a live stream's answer event by event (`abort`: what closes its request). */
+export function readEvents(response: Response, abort: AbortController): OpenStream {
   const reader = response.body?.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -48,7 +57,7 @@ export async function openStream(slug: string, headers: Record<string, string>):
     inflight ??= reader.read();
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now())));
     const got = await Promise.race([inflight, timer]);
-    if (got === "timeout") return false;
+    if (got === "timeout") return;
     inflight = null;
     if (got.done) throw new Error(`stream ended; read so far:\n${all}`);
     const chunk = decoder.decode(got.value, { stream: true });
@@ -64,7 +73,6 @@ export async function openStream(slug: string, headers: Record<string, string>):
       if (!event) continue;
       queue.push({ event, id: field("id"), data: JSON.parse(field("data") ?? "null"), raw: block });
     }
-    return true;
   };
   const next = async (match: (e: SseEvent) => boolean = () => true, timeoutMs = 5_000) => {
     const deadline = Date.now() + timeoutMs;
