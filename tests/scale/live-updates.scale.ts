@@ -48,7 +48,7 @@ async function seed(sql: postgres.Sql, run: (...args: string[]) => Promise<strin
   const [user] = await sql<{ id: number }[]>`select id from users where email = ${email}`;
   const [ws] = await sql<{ id: number }[]>`select id from workspaces where slug = ${slug}`;
   const assetToken = `live${crypto.randomBytes(8).toString("hex")}`;
-  await sql`insert into assets (workspace_id, token, title, media_type, size, md5, storage_key) values (${ws.id}, ${assetToken}, 'Live', 'image/png', 10, ${"0".repeat(32)}, ${`ws/${ws.id}/originals/${assetToken}`})`;
+  await sql`insert into assets (workspace_id, token, title, media_type, size, md5, storage_key, created_at, updated_at) values (${ws.id}, ${assetToken}, 'Live', 'image/png', 10, ${"0".repeat(32)}, ${`ws/${ws.id}/originals/${assetToken}`}, now(), now())`;
   return { token, assetToken, session: await sessionHeadersFor({ id: user.id, email }, AUTH_SECRET) };
 }
 
