@@ -20,7 +20,8 @@ export function liveHub(db: Db): Promise<LiveHub> {
       onShutdown("live update streams", () => h.stop());
       return h;
     })();
-    hub.catch(() => hubs.delete(db));
+    // A hub that failed to start is not kept: the caller gets the error, the next stream tries again.
+    void hub.catch(() => hubs.delete(db));
     hubs.set(db, hub);
   }
   return hub;

@@ -161,15 +161,6 @@ describe("reconnecting", () => {
       expect(s.text()).not.toContain("event: ready");
     }
   });
-
-  it("a lost LISTEN connection tells every open stream to refetch", async () => {
-    const hub = await liveHub(deps.db);
-    const s = await watch();
-    await s.next((e) => e.event === "ready");
-    (hub as unknown as { lost: (r: string) => void }).lost("test");
-    const e = await s.next((x) => x.event === "reset");
-    expect(e.raw).toMatch(/^id: /);
-  });
 });
 
 describe("resources", () => {
@@ -203,13 +194,28 @@ describe("resources", () => {
     await expect.poll(() => openStreamCount()).toBe(0);
   });
 
-  it("sends heartbeat comments while idle, and the hub's stop ends every stream", async () => {
+  it("sends heartbeat comments while idle", async () => {
     const { openLiveStream } = await import("../../lib/live/open-stream");
     const res = await openLiveStream(deps, new Request(`http://easel.test/api/live/${ws.slug}`, { headers: session }), ws.slug, { heartbeatMs: 50 });
     const reader = res.body!.getReader();
     let text = "";
     while (!text.includes(": keep-alive\n\n")) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
+    await expect.poll(() => openStreamCount()).toBe(0);
+  });
+});
+
+describe("stopping (last: the file's hub stays stopped)", () => {
+  it("the hub's stop ends every open stream, and a stream opened after it ends at once with its retry delay", async () => {
+    const hub = await liveHub(deps.db);
+    const s = await watch();
+    await s.next((e) => e.event === "ready");
+    await hub.stop();
+    await expect(s.next(() => false, 2_000)).rejects.toThrow(/^stream ended/);
+    const late = await watch();
+    expect(late.status).toBe(200);
+    await expect(late.next(() => false, 2_000)).rejects.toThrow(/^stream ended/);
+    expect(late.text()).toMatch(/^retry: \d+\n\n$/);
     await expect.poll(() => openStreamCount()).toBe(0);
   });
 });

@@ -94,6 +94,19 @@ describe("two nodes on one PostgreSQL", () => {
     expect(secondOnA.id).toBeTruthy();
   });
 
+  it("a LISTEN connection killed under a node: its streams are told to refetch, then get changes again", async () => {
+    const onA = await stream(A, "live", s.session);
+    open.push(onA);
+    await onA.next((e) => e.event === "ready");
+    const killed = await sql`select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and query ilike 'listen%'`;
+    expect(killed.length).toBe(2);
+    const reset = await onA.next((e) => e.event === "reset", 15_000);
+    expect(reset.raw).toMatch(/^id: /);
+    const w = await api(B, s.token, "PATCH", `/v1/live/assets/${s.assetToken}`, { asset: { title: "after the reconnect" } });
+    expect(w.status, w.text).toBe(200);
+    await onA.next(isChange(s.assetToken, "asset_updated"), LIVE_MS);
+  });
+
   it("a cursor from node A resumes on node B (a balancer may send the reconnect anywhere)", async () => {
     const onA = await stream(A, "live", s.session);
     open.push(onA);
