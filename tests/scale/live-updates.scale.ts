@@ -107,6 +107,25 @@ describe("two nodes on one PostgreSQL", () => {
     await onA.next(isChange(s.assetToken, "asset_updated"), LIVE_MS);
   });
 
+  it("streams closed by the browser free their slots on the real server (no leak)", async () => {
+    // 12 streams per user is the bound (lib/live/stream-slots.ts): were a closed stream's slot kept,
+    // the second round would be refused with 429. The earlier tests' streams go first.
+    for (const o of open.splice(0)) o.close();
+    await new Promise((r) => setTimeout(r, 300));
+    for (let round = 0; round < 3; round++) {
+      const streams = await Promise.all(Array.from({ length: 12 }, () => stream(A, "live", s.session)));
+      expect(streams.map((x) => x.status)).toEqual(Array(12).fill(200));
+      for (const x of streams) await x.next((e) => e.event === "ready");
+      for (const x of streams) x.close();
+      // The server notices each close when its socket ends; give it that moment.
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const over = await Promise.all(Array.from({ length: 13 }, () => stream(A, "live", s.session)));
+    expect(over.map((x) => x.status).sort()).toEqual([...Array(12).fill(200), 429]);
+    for (const x of over) x.close();
+    await new Promise((r) => setTimeout(r, 300));
+  });
+
   it("a cursor from node A resumes on node B (a balancer may send the reconnect anywhere)", async () => {
     const onA = await stream(A, "live", s.session);
     open.push(onA);
