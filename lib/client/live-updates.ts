@@ -20,6 +20,14 @@ export type LiveChange = {
 const BATCH_MS = 100;
 /** A stream the server refused (signed out, too many tabs, unknown workspace) is tried again after this. */
 const REOPEN_AFTER_REFUSAL_MS = 30_000;
+/**
+ * A page's first stream asks for the changes since a little before the page was requested (its
+ * data was read after that), so a change made between the render and the stream is not missed.
+ * The margin absorbs a clock of this computer running ahead of the server's; one running behind
+ * only replays a few changes more, which costs a refetch.
+ */
+const SINCE_MARGIN_MS = 10_000;
+let firstStream = true;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
@@ -109,8 +117,12 @@ export function useLiveUpdates(slug: string | null) {
         void applyChanges(qc, slug, batch.splice(0));
       }, BATCH_MS);
     };
+    // The document's first stream: since the page was requested; after a client-side navigation: since now.
+    const since = (firstStream ? Math.round(performance.timeOrigin) : Date.now()) - SINCE_MARGIN_MS;
+    firstStream = false;
     const open = () => {
-      const es = (source = new EventSource(`/api/live/${encodeURIComponent(slug)}`));
+      // EventSource sends Last-Event-ID itself on its reconnects, and the server prefers that to `since`.
+      const es = (source = new EventSource(`/api/live/${encodeURIComponent(slug)}?since=${since}`));
       es.addEventListener("ready", () => setConnected(true));
       es.addEventListener("reset", () => {
         setConnected(true);

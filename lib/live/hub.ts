@@ -1,5 +1,6 @@
 import type { Db } from "../db";
 import { log } from "../log/logger.mjs";
+import { cursorTime } from "./cursor";
 import { listenLive } from "./listen";
 import { LiveMessage } from "./message";
 
@@ -17,6 +18,9 @@ export type LiveListener = {
 /** What a stream starts with: the messages after its cursor, or `reset` when the cursor is not in the window. */
 export type CatchUp = { replay: LiveMessage[] } | { reset: true };
 
+/** Where a stream starts: after a message it saw, or at a time (a page's first stream: since its data was read). */
+export type From = { lastEventId: string } | { since: number } | undefined;
+
 /**
  * One process's end of the live channel: a single LISTEN, fanned out to the open streams of each
  * workspace, and the last CATCH_UP_MESSAGES messages in the order PostgreSQL delivered them (the
@@ -27,6 +31,8 @@ export class LiveHub {
   private readonly byWorkspace = new Map<number, Set<LiveListener>>();
   private unlisten: (() => Promise<void>) | null = null;
   private stopped = false;
+  /** Since when this node has heard everything (its LISTEN started, or was re-established). */
+  private completeSince = Date.now();
 
   constructor(private readonly db: Db) {}
 
@@ -54,11 +60,16 @@ export class LiveHub {
    * Registers a stream, and answers in the same step what it missed after `lastEventId`, so that
    * nothing falls between the catch-up and the live messages.
    */
-  subscribe(workspaceId: number, listener: LiveListener, lastEventId?: string): { catchUp: CatchUp; unsubscribe: () => void } {
+  subscribe(workspaceId: number, listener: LiveListener, from?: From): { catchUp: CatchUp; unsubscribe: () => void } {
+    const mine = (ms: LiveMessage[]) => ms.filter((m) => m.workspaceId === workspaceId);
     let catchUp: CatchUp = { replay: [] };
-    if (lastEventId !== undefined) {
-      const at = this.recent.findIndex((m) => m.id === lastEventId);
-      catchUp = at === -1 ? { reset: true } : { replay: this.recent.slice(at + 1).filter((m) => m.workspaceId === workspaceId) };
+    if (from && "lastEventId" in from) {
+      const at = this.recent.findIndex((m) => m.id === from.lastEventId);
+      catchUp = at === -1 ? { reset: true } : { replay: mine(this.recent.slice(at + 1)) };
+    } else if (from && "since" in from) {
+      const oldest = this.recent[0];
+      const windowFrom = oldest && this.recent.length >= CATCH_UP_MESSAGES ? cursorTime(oldest.id) : this.completeSince;
+      catchUp = from.since < windowFrom ? { reset: true } : { replay: mine(this.recent.filter((m) => cursorTime(m.id) >= from.since)) };
     }
     let set = this.byWorkspace.get(workspaceId);
     if (!set) this.byWorkspace.set(workspaceId, (set = new Set()));
@@ -100,6 +111,7 @@ export class LiveHub {
   private lost(reason: string) {
     log().warn({ component: "live", reason, streams: this.listenerCount }, "live messages may have been missed: open pages refetch everything");
     this.recent.length = 0;
+    this.completeSince = Date.now();
     for (const set of this.byWorkspace.values()) for (const l of [...set]) l.reset();
   }
 }

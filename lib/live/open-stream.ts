@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { DomainError, notFound } from "../errors";
 import { findWorkspaceBySlug } from "../workspaces/get-workspace";
 import { mayWatchWorkspace } from "./access";
+import { Cursor, parseSince } from "./cursor";
 import { changeFrame, heartbeatFrame, readyFrame, resetFrame, retryFrame } from "./frames";
 import { liveHub } from "./live-hub";
 import { takeStreamSlot } from "./stream-slots";
@@ -18,14 +19,15 @@ const RETRY_MS = 2_000;
 const MAX_QUEUED_FRAMES = 500;
 
 const Slug = z.string().min(1).max(100);
-const Cursor = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/);
 
 const encoder = new TextEncoder();
 
 /**
  * GET /api/live/:slug: the server-sent events of one workspace's changes, to a signed-in page of
  * this site. A `Last-Event-ID` (sent by EventSource when it reconnects) within this node's window
- * replays what was missed; an older or unknown one answers `reset` (refetch everything).
+ * replays what was missed; an older or unknown one answers `reset` (refetch everything). A first
+ * stream may say `?since=<ms>` (a little before its page read its data): what changed since then
+ * is replayed, so nothing falls between the page's render and its stream.
  */
 export async function openLiveStream(deps: Deps, req: Request, slug: string, opts: StreamOptions = {}): Promise<Response> {
   // ---- access: a session cookie (never a bearer token), from this site's own pages, on a workspace it may read
@@ -46,7 +48,8 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
     throw err;
   }
   const header = req.headers.get("last-event-id");
-  const cursor = header === null || header === "" ? undefined : Cursor.safeParse(header).success ? header : "unknown";
+  const since = parseSince(new URL(req.url).searchParams.get("since"));
+  const from = header ? { lastEventId: Cursor.safeParse(header).success ? header : "unknown" } : since !== undefined ? { since } : undefined;
 
   // ---- the stream
   let end = () => {};
@@ -68,7 +71,7 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
       const { catchUp, unsubscribe } = hub.subscribe(
         workspace.id,
         { deliver: (m) => send(changeFrame(m)), reset: () => send(resetFrame(hub.cursor)), close: () => end() },
-        cursor,
+        from,
       );
       const beat = setInterval(() => send(heartbeatFrame), opts.heartbeatMs ?? HEARTBEAT_MS);
       const onAbort = () => end();

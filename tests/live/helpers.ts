@@ -37,9 +37,9 @@ export type OpenStream = {
 };
 
 /** Opens GET /api/live/:slug in-process, as Next.js calls the route: the request's signal aborts when the client leaves. */
-export async function openStream(slug: string, headers: Record<string, string>): Promise<OpenStream> {
+export async function openStream(slug: string, headers: Record<string, string>, query = ""): Promise<OpenStream> {
   const abort = new AbortController();
-  const req = new Request(`http://easel.test/api/live/${slug}`, { headers, signal: abort.signal });
+  const req = new Request(`http://easel.test/api/live/${slug}${query}`, { headers, signal: abort.signal });
   return readEvents(await liveRoute.GET(req, { params: Promise.resolve({ slug }) }), abort);
 }
 

@@ -154,6 +154,22 @@ describe("reconnecting", () => {
     expect(again.text()).not.toContain("event: reset");
   });
 
+  it("a first stream with ?since= replays this workspace's changes since then: none falls between a page's render and its stream", async () => {
+    const pageRendered = Date.now() - 1;
+    const before = await upload();
+    const s = await openStream(`${ws.slug}`, session, `?since=${pageRendered}`);
+    opened.push(s);
+    const replayed = await s.next((e) => e.event === "change", 2_000);
+    expect(replayed.data).toMatchObject({ asset: before.token, kind: "asset_added" });
+    // A time before this node heard everything (or a day off) cannot be answered: reset, or ignored.
+    const tooOld = await openStream(ws.slug, session, `?since=${Date.now() - 3_600_000}`);
+    opened.push(tooOld);
+    await tooOld.next((e) => e.event === "reset", 2_000);
+    const nonsense = await openStream(ws.slug, session, "?since=yesterday");
+    opened.push(nonsense);
+    await nonsense.next((e) => e.event === "ready", 2_000);
+  });
+
   it("a cursor this node does not hold (too old, or malformed) answers reset: refetch everything", async () => {
     for (const cursor of [newId(Date.now() - 86_400_000), "not-a-cursor"]) {
       const s = await watch(ws.slug, { ...session, "last-event-id": cursor });
