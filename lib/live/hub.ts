@@ -93,8 +93,8 @@ export class LiveHub {
     this.unlisten = null;
   }
 
-  /** A message from the channel (also used by tests to inject one). */
-  receive(payload: string): void {
+  /** A notification from the channel: kept for catch-up, handed to the streams of its workspace. */
+  private receive(payload: string): void {
     let message: LiveMessage;
     try {
       message = LiveMessage.parse(JSON.parse(payload));
