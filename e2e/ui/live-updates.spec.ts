@@ -15,7 +15,7 @@ const LIVE_MS = 2_000;
 /** Opens a page and waits until its live stream is open; answers a check that the page was never reloaded. */
 async function openLive(page: Page, url: string) {
   let navigations = 0;
-  const streamed = page.waitForResponse((r) => r.url().endsWith(`/api/live/${slug}`) && r.status() === 200);
+  const streamed = page.waitForResponse((r) => new URL(r.url()).pathname === `/api/live/${slug}` && r.status() === 200);
   await page.goto(url);
   expect((await streamed).headers()["content-type"]).toMatch(/^text\/event-stream/);
   page.on("framenavigated", (f) => f === page.mainFrame() && navigations++);
