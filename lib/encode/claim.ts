@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { assets, type StorageKind } from "../db/schema";
 import type { Deps } from "../deps";
+import { announceJobResult } from "../live/announce-from-job";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeErrorCode } from "./errors";
 import { markFailed } from "./fail";
@@ -43,6 +44,7 @@ export async function claimEncode(deps: Deps, input: { assetId: number; runId: s
     .update(assets)
     .set({ encodeStatus: "processing", encodeError: null })
     .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey)));
+  await announceJobResult(deps.db, { kind: "encode_started", assetId: asset.id });
   await sweepWorkDirs().catch(logLost("sweeping old encode work folders (swept again at the next claim)"));
   return { kind: "owner", assetId: asset.id, storageKey: asset.storageKey, storageKind: workspace.storageKind };
 }

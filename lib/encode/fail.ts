@@ -1,6 +1,7 @@
 import { and, eq, ne } from "drizzle-orm";
 import { assets } from "../db/schema";
 import type { Deps } from "../deps";
+import { announceJobResult } from "../live/announce-from-job";
 import { log } from "../log/logger.mjs";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeErrorCode } from "./errors";
@@ -13,10 +14,12 @@ import { removeWorkDir } from "./source-file";
 
 /** `encode_status: failed` with its code, unless the bytes changed meanwhile or a stream was published. */
 export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode): Promise<void> {
-  await deps.db
+  const marked = await deps.db
     .update(assets)
     .set({ encodeStatus: "failed", encodeError: code })
-    .where(and(eq(assets.id, assetId), eq(assets.storageKey, storageKey), ne(assets.encodeStatus, "ready")));
+    .where(and(eq(assets.id, assetId), eq(assets.storageKey, storageKey), ne(assets.encodeStatus, "ready")))
+    .returning({ id: assets.id });
+  if (marked.length) await announceJobResult(deps.db, { kind: "encode_failed", assetId });
 }
 
 /**

@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { and, eq } from "drizzle-orm";
 import { assets, type MediaInfo, type Thumbnail } from "../db/schema";
 import type { Deps } from "../deps";
+import { announceJobResult } from "../live/announce-from-job";
 import { log } from "../log/logger.mjs";
 import type { StorageDriver } from "../storage/types";
 import { dominantColors } from "./colors";
@@ -104,6 +105,7 @@ export async function processAsset(deps: Deps, storage: StorageDriver, assetId: 
       .set({ mediaType, media, thumbnails })
       .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey)))
       .returning({ id: assets.id });
+    if (saved.length) await announceJobResult(deps.db, { kind: "asset_processed", assetId: asset.id });
     return saved.length ? { status: "processed", mediaType, isVideo: isVideo(mediaType) } : { status: "superseded" };
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });

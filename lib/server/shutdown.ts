@@ -25,6 +25,23 @@ export function onShutdown(name: string, stop: (graceMs: number) => Promise<void
   }
 }
 
+/**
+ * Registers how to end requests that never finish by themselves (live update streams): run the
+ * moment a stop signal arrives, before the server waits for requests in flight, which would
+ * otherwise wait on them for the whole grace period.
+ */
+export function onStopSignal(name: string, end: () => void) {
+  const now = () => {
+    try {
+      end();
+    } catch (err) {
+      log().error({ component: "shutdown", part: name, err }, "ending long-lived requests failed; the stop goes on");
+    }
+  };
+  process.once("SIGTERM", now);
+  process.once("SIGINT", now);
+}
+
 export async function shutdownApp(graceMs: number): Promise<void> {
   const deadline = Date.now() + graceMs;
   await Promise.all(

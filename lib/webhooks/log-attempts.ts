@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { webhookDeliveries, type Trigger } from "../db/schema";
 import type { Deps } from "../deps";
 import { runStatement, Statement } from "../jobs/executor/store/statement";
+import { announceDeliveries } from "../live/announce-from-job";
 
 /** One attempt to record: what was sent, to whom, and how it went. */
 export type AttemptRecord = {
@@ -82,6 +83,7 @@ export async function logAttempts(deps: Deps, records: AttemptRecord[]): Promise
     const taken = numbered.get(keyOf(r.trigger.id, r.messageId));
     attempts.push(taken?.length ? taken.shift()! : await logOneAgain(deps, r));
   }
+  await announceDeliveries(deps.db, records.map((r) => r.trigger));
   return attempts;
 }
 

@@ -8,7 +8,12 @@ export const SESSION_COOKIE = "authjs.session-token";
 
 /** The request headers of a browser signed in as `user` on one of Easel's own pages (the cookie Auth.js would set). */
 export async function sessionHeaders(db: Db, user: Pick<User, "id" | "email">): Promise<Record<string, string>> {
-  const token = await encode({ token: { sub: String(user.id), email: user.email }, secret: await authSecret(db), salt: SESSION_COOKIE, maxAge: 3600 });
+  return sessionHeadersFor(user, await authSecret(db));
+}
+
+/** The same, signed with a known auth secret (a server started with AUTH_SECRET set). */
+export async function sessionHeadersFor(user: Pick<User, "id" | "email">, secret: string): Promise<Record<string, string>> {
+  const token = await encode({ token: { sub: String(user.id), email: user.email }, secret, salt: SESSION_COOKIE, maxAge: 3600 });
   return { cookie: `${SESSION_COOKIE}=${token}`, "sec-fetch-site": "same-origin" };
 }
 

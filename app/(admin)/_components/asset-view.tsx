@@ -12,12 +12,19 @@ import { Spinner } from "@/app/_components/ui/empty-state";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { formatBytes, formatDate } from "@/lib/client/format";
-import { assetQuery, keys, workspaceQuery } from "@/lib/client/queries";
+import { useLiveConnected } from "@/lib/client/live-updates";
+import { assetIsSettling, assetQuery, keys, workspaceQuery } from "@/lib/client/queries";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { AssetPreview } from "./asset-preview";
 import { MetadataForm } from "./metadata-form";
 import { NewVersionPanel } from "./new-version-panel";
 import { VersionTimeline } from "./version-timeline";
+
+/**
+ * While the live stream is down, a settling asset (encode or thumbnails on the way) is re-read
+ * this often; while it is up, the stream says when it changed and nothing polls.
+ */
+const FALLBACK_POLL_MS = 15_000;
 
 /** The asset page: preview or player, details, new versions, and the version timeline. */
 export function AssetView({ slug, token, playerToken }: { slug: string; token: string; playerToken: string | null }) {
@@ -25,7 +32,11 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
   const router = useRouter();
   const { data: ws } = useQuery(workspaceQuery(slug));
   const workspace = ws?.data;
-  const query = useQuery(assetQuery(slug, token, { poll: workspace?.streaming_enabled !== false }));
+  const live = useLiveConnected();
+  const query = useQuery({
+    ...assetQuery(slug, token, { poll: false }),
+    refetchInterval: (q) => (!live && workspace?.streaming_enabled !== false && assetIsSettling(q.state.data?.data) ? FALLBACK_POLL_MS : false),
+  });
   const canWrite = useWorkspaceRole().can("write");
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);

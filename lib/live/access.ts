@@ -1,0 +1,11 @@
+import { accessTo } from "../auth/authorize";
+import type { SessionPrincipal } from "../auth/principal";
+import type { Workspace } from "../db/schema";
+
+/**
+ * Whether a signed-in person may watch a workspace's changes: read access there, by the one
+ * authorization every entry point uses (an owner, or a member in any role).
+ */
+export function mayWatchWorkspace(principal: SessionPrincipal, workspace: Workspace): boolean {
+  return accessTo(principal, workspace.id, "read") === "allowed";
+}
