@@ -1,5 +1,6 @@
 import { HydrationBoundary } from "@tanstack/react-query";
 import { notFound } from "next/navigation";
+import { createBoardToken } from "@/lib/access-tokens/create-board-token";
 import { DomainError } from "@/lib/errors";
 import { BoardTree } from "../../../../_components/board-tree";
 import { BoardView } from "../../../../_components/board-view";
@@ -8,6 +9,9 @@ import { dehydrated, prefetchAssetGrid, prefetchTree, workspaceContext } from ".
 import { requireSession } from "../../../../_lib/session";
 
 export const metadata = { title: "Board" };
+
+/** The bulk "download originals" reads each original's media link with a board access token minted here (the longest one may live, contract §5). */
+const DOWNLOAD_TOKEN_SECONDS = 3600;
 
 export default async function BoardPage({ params }: { params: Promise<{ slug: string; boardToken: string }> }) {
   const { slug, boardToken } = await params;
@@ -20,10 +24,11 @@ export default async function BoardPage({ params }: { params: Promise<{ slug: st
     if (err instanceof DomainError && err.code === "board_not_found") notFound();
     throw err;
   }
+  const download = await createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken, expiresIn: DOWNLOAD_TOKEN_SECONDS });
   return (
     <HydrationBoundary state={dehydrated(ctx.qc)}>
       <BrowserShell tree={<BoardTree slug={slug} activeToken={boardToken} openPath={openPath} />}>
-        <BoardView slug={slug} token={boardToken} />
+        <BoardView slug={slug} token={boardToken} downloadToken={download.access_token} />
       </BrowserShell>
     </HydrationBoundary>
   );
