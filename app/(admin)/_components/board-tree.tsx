@@ -176,17 +176,21 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
       className="rounded-md focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-600"
     >
       <div className={`group flex items-center gap-1 rounded-md pr-1 ${active ? "bg-indigo-50" : "hover:bg-neutral-100"}`} style={{ paddingLeft: `${depth * 0.75}rem` }}>
-        <span
-          aria-hidden
+        {/* For pointers; keyboards open and close with Right and Left on the item itself. */}
+        <button
+          type="button"
+          tabIndex={-1}
           onClick={() => {
             setOpen((o) => !o);
             setFocused(board.token);
           }}
-          className="flex h-6 w-6 shrink-0 cursor-pointer items-center justify-center rounded text-neutral-500 hover:bg-neutral-200"
-          title={`${open ? "Hide" : "Show"} sub-boards`}
+          aria-label={`${open ? "Hide" : "Show"} sub-boards of ${board.title}`}
+          className="flex h-6 w-6 shrink-0 items-center justify-center rounded text-neutral-500 hover:bg-neutral-200"
         >
-          <span className={`inline-block transition-transform ${open ? "rotate-90" : ""}`}>▸</span>
-        </span>
+          <span aria-hidden className={`inline-block transition-transform ${open ? "rotate-90" : ""}`}>
+            ▸
+          </span>
+        </button>
         <Link
           href={href}
           tabIndex={-1}

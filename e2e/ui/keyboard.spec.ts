@@ -1,0 +1,119 @@
+import type { Page } from "@playwright/test";
+import { apiClient } from "../support/api";
+import { seed } from "../support/env";
+import { expect, test } from "../support/page-test";
+import { snap } from "../support/shots";
+
+const slug = seed.workspaces.s3;
+
+/** Presses `key` until `done` holds for the focused element (at most `max` times); fails otherwise. */
+async function pressUntil(page: Page, key: string, done: (el: Element | null) => boolean, max: number, what: string) {
+  const check = () => page.evaluate(`(${done.toString()})(document.activeElement)`) as Promise<boolean>;
+  for (let i = 0; i < max; i++) {
+    if (await check()) return;
+    await page.keyboard.press(key);
+  }
+  expect(await check(), `${what} within ${max} presses of ${key}`).toBe(true);
+}
+
+const focusedLabel = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? null);
+
+test("keyboard only: open a board from the tree, open an asset, revert a version, go back", async ({ page, request }, testInfo) => {
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Keyboard journey");
+  const asset = await api.upload(seed.files.image, { board: board.token, title: "Kb first" });
+  await expect.poll(async () => (await api.asset(asset.token)).thumbnails.length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await api.newVersion(asset.token, seed.files.imageB, "second state");
+  await api.upload(seed.files.imageC, { board: board.token, title: "Kb second" });
+
+  await page.goto(`/w/${slug}/boards`);
+  await pressUntil(page, "Tab", (el) => el?.getAttribute("role") === "treeitem", 40, "the tree takes focus");
+  await pressUntil(page, "ArrowDown", (el) => el?.getAttribute("aria-label") === "Keyboard journey", 300, "the board is reached in the tree");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/boards/${board.token}$`));
+  await expect(page.getByRole("heading", { level: 1, name: "Keyboard journey" })).toBeVisible();
+
+  // `/` goes to the board's filter; Tab from there reaches the grid's one tab stop.
+  await page.keyboard.press("/");
+  await expect(page.getByLabel("Filter this board")).toBeFocused();
+  await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-asset-index"), 20, "the grid takes focus");
+  expect(await focusedLabel(page)).toBe("Kb second");
+  await page.keyboard.press("ArrowRight");
+  expect(await focusedLabel(page)).toBe("Kb first");
+  await page.keyboard.press("ArrowLeft");
+  expect(await focusedLabel(page)).toBe("Kb second");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/assets/${asset.token}$`));
+  await expect(page.getByRole("heading", { level: 1, name: "Kb first" })).toBeVisible();
+
+  // The timeline: each version is a tab stop; Up/Down move between them, Enter reverts.
+  await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-version-item"), 80, "the version timeline takes focus");
+  await pressUntil(page, "ArrowDown", (el) => !!el?.getAttribute("aria-label")?.startsWith("Version 1,"), 5, "version 1 is reached");
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Revert to version 1?" });
+  await expect(dialog).toBeVisible();
+  await page.keyboard.type("restored by keyboard");
+  await pressUntil(page, "Tab", (el) => el?.textContent === "Revert to v1", 6, "the confirm button is reached");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("status").filter({ hasText: "Reverted to version 1" })).toBeVisible();
+  expect((await api.asset(asset.token)).head_version_number).toBe(3);
+  await snap(page, testInfo, "keyboard-reverted");
+
+  // Escape goes back to the asset's board (focus is on the timeline, not in a field).
+  await page.keyboard.press("Escape");
+  await expect(page).toHaveURL(new RegExp(`/boards/${board.token}$`));
+  await expect(page.getByRole("heading", { level: 1, name: "Keyboard journey" })).toBeVisible();
+});
+
+test("the lightbox: next and previous by keys and buttons, focus kept inside, Esc closes", async ({ page, request }, testInfo) => {
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Lightbox board");
+  const c = await api.upload(seed.files.imageC, { board: board.token, title: "Light C" });
+  const b = await api.upload(seed.files.imageB, { board: board.token, title: "Light B" });
+  const a = await api.upload(seed.files.image, { board: board.token, title: "Light A" });
+
+  await page.goto(`/w/${slug}/boards/${board.token}`);
+  await page.keyboard.press("/");
+  await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-asset-index"), 20, "the grid takes focus");
+  expect(await focusedLabel(page)).toBe("Light A");
+  await page.keyboard.press("v");
+  const box = page.getByRole("dialog", { name: "Preview: Light A" });
+  await expect(box).toBeVisible();
+  const position = box.getByTestId("lightbox-position");
+  await expect(position).toHaveText("1 of 3");
+  await expect(page.getByTestId("lightbox-image")).toHaveAttribute("src", new RegExp(`/media/${a.token}/display`));
+
+  await page.keyboard.press("ArrowRight");
+  await expect(position).toHaveText("2 of 3");
+  await expect(page.getByTestId("lightbox-image")).toHaveAttribute("src", new RegExp(`/media/${b.token}/display`));
+  await page.keyboard.press("ArrowRight");
+  await expect(position).toHaveText("3 of 3");
+  await expect(page.getByTestId("lightbox-image")).toHaveAttribute("src", new RegExp(`/media/${c.token}/display`));
+  await expect(page.getByRole("button", { name: "Next asset" })).toBeDisabled();
+  await page.keyboard.press("ArrowRight");
+  await expect(position).toHaveText("3 of 3");
+  await page.keyboard.press("ArrowLeft");
+  await expect(position).toHaveText("2 of 3");
+  await snap(page, testInfo, "lightbox");
+
+  // Focus trap: Tab and Shift+Tab cycle through the dialog's controls only.
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press(i % 3 === 2 ? "Shift+Tab" : "Tab");
+    expect(await page.evaluate(() => !!document.activeElement?.closest("dialog[open]")), `focus inside the lightbox after press ${i + 1}`).toBe(true);
+  }
+  // The buttons work too (pressed from the keyboard).
+  await page.getByRole("button", { name: "Previous asset" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(position).toHaveText("1 of 3");
+  await page.getByRole("button", { name: "Next asset" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(position).toHaveText("2 of 3");
+
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toBeHidden();
+  // Focus lands on the card the lightbox was showing, and the grid's arrows go on from there.
+  await expect.poll(() => focusedLabel(page)).toBe("Light B");
+  await page.keyboard.press("ArrowRight");
+  expect(await focusedLabel(page)).toBe("Light C");
+});

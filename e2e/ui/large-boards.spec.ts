@@ -1,0 +1,164 @@
+import type { Page } from "@playwright/test";
+import { apiClient } from "../support/api";
+import { gridWorkspace, inBatches, newRequest, seedAssets } from "../support/grid-seed";
+import { expect, test } from "../support/page-test";
+import { snap } from "../support/shots";
+
+/**
+ * Large boards in a workspace of their own: a level of 250 sub-boards (made through the API) and
+ * a board of 5,000 assets (rows put in the database at once, e2e/support/seed-assets.ts).
+ */
+const slug = "e2e-grid-large";
+const CHILDREN = 250;
+const ASSETS = 5000;
+const pad = (n: number) => String(n).padStart(3, "0");
+
+let parent: { token: string };
+let big: { token: string };
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  const token = gridWorkspace(slug);
+  const request = await newRequest();
+  const api = apiClient(request, slug, token);
+  parent = await api.createBoard("Many children");
+  big = await api.createBoard("Five thousand");
+  // In order, a few at a time: the level lists by creation time, so "Child 001" comes first.
+  await inBatches(Array.from({ length: CHILDREN }, (_, i) => i + 1), 1, (i) => api.createBoard(`Child ${pad(i)}`, parent.token));
+  seedAssets(big.token, ASSETS, "Seeded");
+  await request.dispose();
+});
+
+const focusedLabel = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? null);
+
+test("a level of 250 boards: every one reachable by scrolling and by keyboard", async ({ page }, testInfo) => {
+  await page.goto(`/w/${slug}/boards`);
+  const tree = page.getByRole("tree", { name: "Board tree" });
+  await tree.getByRole("button", { name: "Show sub-boards of Many children" }).click();
+  const level = tree.getByRole("group");
+  const children = level.getByRole("treeitem");
+  await expect(children.first()).toHaveAttribute("aria-label", "Child 001");
+  await expect(children.first()).toHaveAttribute("aria-setsize", String(CHILDREN));
+  await expect(children.first()).toHaveAttribute("aria-level", "2");
+  await expect(children).toHaveCount(100);
+
+  // Scrolling the tree to the end of what is loaded brings the next page, until all 250 are there.
+  for (let round = 0; round < 5 && (await children.count()) < CHILDREN; round++) {
+    await children.last().scrollIntoViewIfNeeded();
+    await expect.poll(() => children.count()).toBeGreaterThan(100 * (round + 1) - 1);
+  }
+  await expect(children).toHaveCount(CHILDREN);
+  const last = tree.getByRole("treeitem", { name: `Child ${CHILDREN}` });
+  await expect(last).toHaveAttribute("aria-posinset", String(CHILDREN));
+  await last.scrollIntoViewIfNeeded();
+  await expect(last).toBeVisible();
+  await snap(page, testInfo, "tree-250");
+
+  // Keyboard only, from a fresh page (one page loaded): Down past the 100th loads the rest.
+  await page.reload();
+  const top = tree.getByRole("treeitem", { name: "Many children" });
+  await top.focus();
+  expect(await focusedLabel(page)).toBe("Many children");
+  await expect(top).toHaveAttribute("aria-expanded", "false");
+  await page.keyboard.press("ArrowRight"); // opens it
+  await expect(top).toHaveAttribute("aria-expanded", "true");
+  await page.keyboard.press("ArrowRight"); // enters it
+  await expect.poll(() => focusedLabel(page)).toBe("Child 001");
+  for (let i = 2; i <= CHILDREN; i++) {
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(() => focusedLabel(page), { timeout: 10_000 }).toBe(`Child ${pad(i)}`);
+  }
+  await expect(page.locator(":focus")).toHaveAttribute("aria-posinset", String(CHILDREN));
+  await page.keyboard.press("ArrowLeft"); // to the parent
+  expect(await focusedLabel(page)).toBe("Many children");
+  await page.keyboard.press("End");
+  expect(await focusedLabel(page)).toBe("Five thousand");
+  await page.keyboard.press("Home");
+  expect(await focusedLabel(page)).toBe("Many children");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("c"); // type-ahead: the next board starting with "c"
+  expect(await focusedLabel(page)).toBe("Child 002");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1, name: "Child 002" })).toBeVisible();
+});
+
+test("a board of 5,000 assets: first cards within 1 s, every page on scrolling, at most ~200 cards in the DOM", async ({ page }, testInfo) => {
+  // Warm the server's caches for this route (the first request after start opens the database).
+  await page.goto(`/w/${slug}/boards/${big.token}`);
+  await expect(page.getByTestId("asset-card").first()).toBeVisible();
+  await page.goto(`/w/${slug}/boards`);
+
+  const pagesRequested = new Set<number>();
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === `/v1/${slug}/boards/${big.token}/assets`) pagesRequested.add(Number(url.searchParams.get("page")));
+  });
+
+  const started = Date.now();
+  await page.goto(`/w/${slug}/boards/${big.token}`, { waitUntil: "commit" });
+  await expect(page.getByRole("link", { name: "Seeded 00001" })).toBeVisible({ timeout: 5000 });
+  const firstCardMs = Date.now() - started;
+  testInfo.annotations.push({ type: "first card", description: `${firstCardMs} ms from navigation` });
+  expect(firstCardMs, "navigation to the first card visible").toBeLessThan(1000);
+  await expect(page.getByText(`${ASSETS} assets`)).toBeVisible();
+
+  const cards = page.getByTestId("asset-card");
+  const scroller = page.getByTestId("asset-scroller");
+  let most = 0;
+  for (let step = 0; step < 400; step++) {
+    const inDom = await cards.count();
+    most = Math.max(most, inDom);
+    expect(inDom, "cards in the DOM while scrolling").toBeLessThanOrEqual(200);
+    if (await page.getByRole("link", { name: `Seeded ${ASSETS}` }).isVisible()) break;
+    await scroller.evaluate((el) => el.scrollBy(0, el.clientHeight * 3));
+    await page.waitForTimeout(50);
+  }
+  await expect(page.getByRole("link", { name: `Seeded ${ASSETS}` })).toBeVisible();
+  expect(await cards.count()).toBeLessThanOrEqual(200);
+  testInfo.annotations.push({ type: "cards in the DOM", description: `at most ${most}` });
+  // Page 1 came with the HTML; the browser asked for 2..50, each once.
+  const pages = ASSETS / 100;
+  expect([...pagesRequested].sort((a, b) => a - b)).toEqual(Array.from({ length: pages - 1 }, (_, i) => i + 2));
+  await expect(page.getByText(/loaded/)).toHaveCount(0);
+  await snap(page, testInfo, "grid-end");
+});
+
+test("the lightbox and keyboard focus load further pages at the end of what is loaded", async ({ page }) => {
+  await page.goto(`/w/${slug}/boards/${big.token}`);
+  const first = page.getByRole("link", { name: "Seeded 00001" });
+  await first.focus();
+  await page.keyboard.press("Control+End"); // the last loaded card, and the next page is asked for
+  await expect.poll(() => focusedLabel(page)).toBe("Seeded 00100");
+  await expect(page.getByText("200 loaded")).toBeVisible();
+  await page.keyboard.press("ArrowRight");
+  await expect.poll(() => focusedLabel(page)).toBe("Seeded 00101");
+  await page.keyboard.press("PageDown");
+  const afterPageDown = await focusedLabel(page);
+  expect(Number(afterPageDown?.split(" ")[1])).toBeGreaterThan(101);
+
+  await page.keyboard.press("Control+End");
+  const lastLoaded = Number((await focusedLabel(page))?.split(" ")[1]);
+  await page.keyboard.press("v");
+  const box = page.getByRole("dialog", { name: /Preview: Seeded/ });
+  await expect(box.getByTestId("lightbox-position")).toHaveText(`${lastLoaded} of ${ASSETS}`);
+  await page.keyboard.press("ArrowRight"); // past the last loaded asset: waits for the next page
+  await expect(box.getByTestId("lightbox-position")).toHaveText(`${lastLoaded + 1} of ${ASSETS}`);
+  await page.keyboard.press("ArrowRight");
+  await expect(box.getByTestId("lightbox-position")).toHaveText(`${lastLoaded + 2} of ${ASSETS}`);
+  await expect(box.getByRole("heading", { name: `Seeded ${String(lastLoaded + 2).padStart(5, "0")}` })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(box).toBeHidden();
+  await expect.poll(() => focusedLabel(page)).toBe(`Seeded ${String(lastLoaded + 2).padStart(5, "0")}`);
+});
+
+test("select all on the board covers pages that were never loaded", async ({ page }) => {
+  await page.goto(`/w/${slug}/boards/${big.token}`);
+  await page.getByRole("button", { name: `Select all on the board (${ASSETS})` }).click();
+  await expect(page.getByTestId("selected-count")).toHaveText(`${ASSETS} selected (the whole board)`);
+  await page.getByRole("checkbox", { name: "Select Seeded 00002" }).click();
+  await expect(page.getByTestId("selected-count")).toHaveText(`${ASSETS - 1} selected (the whole board)`);
+  await expect(page.getByRole("checkbox", { name: "Select Seeded 00001" })).toBeChecked();
+  await expect(page.getByRole("checkbox", { name: "Select Seeded 00002" })).not.toBeChecked();
+});
