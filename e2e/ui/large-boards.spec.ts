@@ -23,8 +23,8 @@ test.beforeAll(async () => {
   const token = gridWorkspace(slug);
   const request = await newRequest();
   const api = apiClient(request, slug, token);
-  parent = await api.createBoard("Many children");
-  big = await api.createBoard("Five thousand");
+  parent = (await api.createBoard("Many children")) as { token: string };
+  big = (await api.createBoard("Five thousand")) as { token: string };
   // In order, a few at a time: the level lists by creation time, so "Child 001" comes first.
   await inBatches(Array.from({ length: CHILDREN }, (_, i) => i + 1), 1, (i) => api.createBoard(`Child ${pad(i)}`, parent.token));
   seedAssets(big.token, ASSETS, "Seeded");
