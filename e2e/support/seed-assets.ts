@@ -23,16 +23,16 @@ async function main() {
     const tokenPrefix = `sd${crypto.randomBytes(4).toString("hex")}`;
     // One statement (the server's embedded database has one session: no transaction is held open).
     const result = await handle.db.execute(sql`
-      WITH b AS (SELECT id, workspace_id FROM boards WHERE token = ${boardToken}),
+      WITH b AS (SELECT id, workspace_id FROM boards WHERE token = ${boardToken}::text),
       made AS (
         INSERT INTO assets (workspace_id, token, title, media_type, size, md5, storage_key, created_at, updated_at)
-        SELECT b.workspace_id, ${tokenPrefix} || lpad(g::text, 6, '0'), ${prefix} || ' ' || lpad(g::text, 5, '0'),
-               'application/octet-stream', 1000 + g, md5(g::text), 'seed/none/' || ${tokenPrefix} || g,
+        SELECT b.workspace_id, ${tokenPrefix}::text || lpad(g::text, 6, '0'), ${prefix}::text || ' ' || lpad(g::text, 5, '0'),
+               'application/octet-stream', 1000 + g, md5(g::text), 'seed/none/' || ${tokenPrefix}::text || g::text,
                now() - g * interval '1 second', now() - g * interval '1 second'
-        FROM b, generate_series(1, ${count}) AS g
+        FROM b, generate_series(1, ${count}::int) AS g
         RETURNING id
       )
-      INSERT INTO asset_boards (asset_id, board_id) SELECT made.id, b.id FROM made, b RETURNING asset_id`);
+      INSERT INTO asset_boards (asset_id, board_id, created_at) SELECT made.id, b.id, now() FROM made, b RETURNING asset_id`);
     const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
     if (rows.length !== count) throw new Error(`seeded ${rows.length} assets, expected ${count} (is ${boardToken} a board?)`);
     process.stdout.write(`seeded ${rows.length}\n`);
@@ -42,6 +42,7 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  const cause = err instanceof Error && err.cause ? `\ncaused by: ${String(err.cause)}` : "";
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}${cause}\n`);
   process.exit(1);
 });

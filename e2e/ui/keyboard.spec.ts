@@ -78,8 +78,8 @@ test("the lightbox: next and previous by keys and buttons, focus kept inside, Es
   await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-asset-index"), 20, "the grid takes focus");
   expect(await focusedLabel(page)).toBe("Light A");
   await page.keyboard.press("v");
-  const box = page.getByRole("dialog", { name: "Preview: Light A" });
-  await expect(box).toBeVisible();
+  await expect(page.getByRole("dialog", { name: "Preview: Light A" })).toBeVisible();
+  const box = page.getByTestId("lightbox");
   const position = box.getByTestId("lightbox-position");
   await expect(position).toHaveText("1 of 3");
   await expect(page.getByTestId("lightbox-image")).toHaveAttribute("src", new RegExp(`/media/${a.token}/display`));
@@ -111,7 +111,7 @@ test("the lightbox: next and previous by keys and buttons, focus kept inside, Es
   await expect(position).toHaveText("2 of 3");
 
   await page.keyboard.press("Escape");
-  await expect(page.getByRole("dialog")).toBeHidden();
+  await expect(box).toBeHidden();
   // Focus lands on the card the lightbox was showing, and the grid's arrows go on from there.
   await expect.poll(() => focusedLabel(page)).toBe("Light B");
   await page.keyboard.press("ArrowRight");

@@ -54,8 +54,10 @@ export function AssetCard({ slug, asset, index, tabbable, select, onPreview, onF
       data-testid="asset-card"
       className={`group relative h-full overflow-hidden rounded-lg border bg-white shadow-xs focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md ${select?.selected ? "border-indigo-500 ring-1 ring-indigo-400" : "border-neutral-200"}`}
     >
+      {/* No prefetch: scrolling a large board renders thousands of cards in turn, and each prefetch renders an asset page on the server. */}
       <Link
         href={`/w/${slug}/assets/${asset.token}`}
+        prefetch={false}
         tabIndex={tabbable ? 0 : -1}
         data-asset-index={index}
         aria-label={asset.title}

@@ -138,7 +138,11 @@ export function AssetGrid({ slug, scope, empty, select, onList }: {
   if (list.isError) return <Alert>{describeError(list.error)}</Alert>;
 
   const explanation = (list.data.pages[0] as AiSearchPage | undefined)?.explanation;
-  const tabStop = Math.min(focusIndex, Math.max(0, assets.length - 1));
+  // The grid keeps one tab stop: the focused card, or the first rendered one when that card has been scrolled out of the DOM.
+  const firstRendered = (rows[0]?.index ?? 0) * columns;
+  const lastRendered = ((rows.at(-1)?.index ?? 0) + 1) * columns - 1;
+  const wanted = Math.min(focusIndex, Math.max(0, assets.length - 1));
+  const tabStop = wanted >= firstRendered && wanted <= lastRendered ? wanted : firstRendered;
   return (
     <section aria-label="Assets" className="space-y-3">
       {explanation ? <Alert tone="info">How the query was read: {explanation}</Alert> : null}

@@ -191,8 +191,10 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
             ▸
           </span>
         </button>
+        {/* No prefetch: a level can hold hundreds of boards, and each prefetch renders a board page on the server. */}
         <Link
           href={href}
+          prefetch={false}
           tabIndex={-1}
           onClick={() => setFocused(board.token)}
           className={`min-w-0 flex-1 truncate py-1 text-sm ${active ? "font-semibold text-indigo-900" : "text-neutral-800"} ${board.state === "trashed" ? "line-through decoration-neutral-400" : ""}`}
