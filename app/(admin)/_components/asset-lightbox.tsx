@@ -2,7 +2,6 @@
 
 import Link from "next/link";
 import { useEffect, useRef, type KeyboardEvent } from "react";
-import { Button } from "@/app/_components/ui/button";
 import { headMedia, mediaFamily } from "@/lib/client/format";
 import type { Asset } from "@/lib/client/types";
 import { HlsPlayer } from "./hls-player";
@@ -25,6 +24,10 @@ function Media({ asset }: { asset: Asset }) {
   if (family === "audio") return <audio controls src={display} aria-label={`Audio: ${asset.title}`} className="w-full" />;
   return <p className="py-16 text-center text-sm text-neutral-300">No preview for {asset.media_type}.</p>;
 }
+
+/** The lightbox's own controls: light on dark, which the shared button variants are not. */
+const NAV =
+  "inline-flex shrink-0 items-center justify-center rounded-full bg-neutral-800 text-neutral-100 hover:bg-neutral-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-400 disabled:cursor-not-allowed disabled:opacity-30";
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input, video[controls], audio[controls], [tabindex]:not([tabindex="-1"])';
 
@@ -107,20 +110,20 @@ export function AssetLightbox({ slug, assets, total, index, hasMore, loadMore, o
           <Link href={`/w/${slug}/assets/${asset.token}`} className="ml-auto text-sm text-indigo-300 hover:underline">
             Open asset page
           </Link>
-          <Button size="sm" variant="ghost" className="text-neutral-100 hover:bg-neutral-800" onClick={() => dialog.current?.close()} aria-label="Close preview">
+          <button type="button" className={`${NAV} h-8 w-8 text-base`} onClick={() => dialog.current?.close()} aria-label="Close preview" title="Close (Esc)">
             ✕
-          </Button>
+          </button>
         </header>
         <div className="flex min-h-0 flex-1 items-center gap-2 px-2">
-          <Button variant="ghost" className="text-2xl text-neutral-100 hover:bg-neutral-800" onClick={previous} disabled={index === 0} aria-label="Previous asset">
+          <button type="button" className={`${NAV} h-12 w-12 text-3xl`} onClick={previous} disabled={index === 0} aria-label="Previous asset" title="Previous (←)">
             ‹
-          </Button>
+          </button>
           <div className="min-w-0 flex-1">
             <Media asset={asset} />
           </div>
-          <Button variant="ghost" className="text-2xl text-neutral-100 hover:bg-neutral-800" onClick={next} disabled={index + 1 >= assets.length && !hasMore} aria-label="Next asset">
+          <button type="button" className={`${NAV} h-12 w-12 text-3xl`} onClick={next} disabled={index + 1 >= assets.length && !hasMore} aria-label="Next asset" title="Next (→)">
             ›
-          </Button>
+          </button>
         </div>
       </div>
     </dialog>
