@@ -13,6 +13,8 @@ const slug = `e2e-grid-${Date.now().toString(36)}`;
 const CHILDREN = 250;
 const ASSETS = 5000;
 const pad = (n: number) => String(n).padStart(3, "0");
+/** Seeded titles: "Seeded 00001" (newest) … "Seeded 05000" (oldest). */
+const seeded = (n: number) => `Seeded ${String(n).padStart(5, "0")}`;
 
 let parent: { token: string };
 let big: { token: string };
@@ -98,12 +100,24 @@ test("a board of 5,000 assets: first cards within 1 s, every page on scrolling, 
     if (url.pathname === `/v1/${slug}/boards/${big.token}/assets`) pagesRequested.add(Number(url.searchParams.get("page")));
   });
 
+  // Measured by the page itself, checked on every animation frame: from the navigation's start
+  // (performance.timeOrigin, before the request is sent) to the first frame with a card laid out
+  // in the viewport. A Playwright assertion's retry schedule would round this up to its intervals.
   const started = Date.now();
   await page.goto(`/w/${slug}/boards/${big.token}`, { waitUntil: "commit" });
-  await expect(page.getByRole("link", { name: "Seeded 00001" })).toBeVisible({ timeout: 5000 });
-  const firstCardMs = Date.now() - started;
-  testInfo.annotations.push({ type: "first card", description: `${firstCardMs} ms from navigation` });
-  expect(firstCardMs, "navigation to the first card visible").toBeLessThan(1000);
+  const firstCard = await page.waitForFunction(
+    () => {
+      const card = document.querySelector('[data-testid="asset-card"]');
+      const box = card?.getBoundingClientRect();
+      return box && box.height > 0 && box.top < window.innerHeight && card?.textContent?.includes("Seeded 00001") ? performance.now() : false;
+    },
+    undefined,
+    { polling: "raf", timeout: 10_000 },
+  );
+  const firstCardMs = Math.round((await firstCard.jsonValue()) as number);
+  testInfo.annotations.push({ type: "first card", description: `${firstCardMs} ms from navigation start (page clock); ${Date.now() - started} ms wall clock until the test saw it` });
+  expect(firstCardMs, "navigation start to the first card visible").toBeLessThan(1000);
+  await expect(page.getByRole("link", { name: "Seeded 00001" })).toBeVisible();
   await expect(page.getByText(`${ASSETS} assets`)).toBeVisible();
 
   const cards = page.getByTestId("asset-card");
@@ -113,11 +127,11 @@ test("a board of 5,000 assets: first cards within 1 s, every page on scrolling, 
     const inDom = await cards.count();
     most = Math.max(most, inDom);
     expect(inDom, "cards in the DOM while scrolling").toBeLessThanOrEqual(200);
-    if (await page.getByRole("link", { name: `Seeded ${ASSETS}` }).isVisible()) break;
+    if (await page.getByRole("link", { name: seeded(ASSETS) }).isVisible()) break;
     await scroller.evaluate((el) => el.scrollBy(0, el.clientHeight * 3));
     await page.waitForTimeout(50);
   }
-  await expect(page.getByRole("link", { name: `Seeded ${ASSETS}` })).toBeVisible();
+  await expect(page.getByRole("link", { name: seeded(ASSETS) })).toBeVisible();
   expect(await cards.count()).toBeLessThanOrEqual(200);
   testInfo.annotations.push({ type: "cards in the DOM", description: `at most ${most}` });
   // Page 1 came with the HTML; the browser asked for 2..50, each once.
@@ -149,10 +163,10 @@ test("the lightbox and keyboard focus load further pages at the end of what is l
   await expect(box.getByTestId("lightbox-position")).toHaveText(`${lastLoaded + 1} of ${ASSETS}`);
   await page.keyboard.press("ArrowRight");
   await expect(box.getByTestId("lightbox-position")).toHaveText(`${lastLoaded + 2} of ${ASSETS}`);
-  await expect(box.getByRole("heading", { name: `Seeded ${String(lastLoaded + 2).padStart(5, "0")}` })).toBeVisible();
+  await expect(box.getByRole("heading", { name: seeded(lastLoaded + 2) })).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(box).toBeHidden();
-  await expect.poll(() => focusedLabel(page)).toBe(`Seeded ${String(lastLoaded + 2).padStart(5, "0")}`);
+  await expect.poll(() => focusedLabel(page)).toBe(seeded(lastLoaded + 2));
 });
 
 test("select all on the board covers pages that were never loaded", async ({ page }) => {
