@@ -115,8 +115,14 @@ test("a board of 5,000 assets: first cards within 1 s, every page on scrolling, 
     { polling: "raf", timeout: 10_000 },
   );
   const firstCardMs = Math.round((await firstCard.jsonValue()) as number);
-  testInfo.annotations.push({ type: "first card", description: `${firstCardMs} ms from navigation start (page clock); ${Date.now() - started} ms wall clock until the test saw it` });
-  expect(firstCardMs, "navigation start to the first card visible").toBeLessThan(1000);
+  // Where the time went, for the report: the server's first byte and the last byte of the HTML.
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+    return { firstByte: Math.round(n.responseStart), lastByte: Math.round(n.responseEnd) };
+  });
+  const timing = `${firstCardMs} ms from navigation start (page clock; first byte ${nav.firstByte} ms, HTML done ${nav.lastByte} ms); ${Date.now() - started} ms wall clock until the test saw it`;
+  testInfo.annotations.push({ type: "first card", description: timing });
+  expect(firstCardMs, `navigation start to the first card visible: ${timing}`).toBeLessThan(1000);
   await expect(page.getByRole("link", { name: "Seeded 00001" })).toBeVisible();
   await expect(page.getByText(`${ASSETS} assets`)).toBeVisible();
 

@@ -18,13 +18,17 @@ export default async function BoardPage({ params }: { params: Promise<{ slug: st
   const ctx = await workspaceContext(slug, await requireSession());
   if (!ctx) notFound();
   let openPath: string[];
+  let download: Awaited<ReturnType<typeof createBoardToken>>;
   try {
-    [openPath] = await Promise.all([prefetchTree(ctx, boardToken), prefetchAssetGrid(ctx, { kind: "board", token: boardToken, nested: false })]);
+    [openPath, , download] = await Promise.all([
+      prefetchTree(ctx, boardToken),
+      prefetchAssetGrid(ctx, { kind: "board", token: boardToken, nested: false }),
+      createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken, expiresIn: DOWNLOAD_TOKEN_SECONDS }),
+    ]);
   } catch (err) {
     if (err instanceof DomainError && err.code === "board_not_found") notFound();
     throw err;
   }
-  const download = await createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken, expiresIn: DOWNLOAD_TOKEN_SECONDS });
   return (
     <HydrationBoundary state={dehydrated(ctx.qc)}>
       <BrowserShell tree={<BoardTree slug={slug} activeToken={boardToken} openPath={openPath} />}>
