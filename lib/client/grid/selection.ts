@@ -19,22 +19,28 @@ export function selectedCount(sel: Selection, total: number): number {
   return sel.mode === "some" ? sel.tokens.size : Math.max(0, total - sel.except.size);
 }
 
-function withToken(sel: Selection, token: string, on: boolean): Selection {
+/** The selection with `tokens` switched on or off (one copy of the set, however many tokens). */
+function withTokens(sel: Selection, tokens: readonly string[], on: boolean): Selection {
   if (sel.mode === "some") {
-    const tokens = new Set(sel.tokens);
-    if (on) tokens.add(token);
-    else tokens.delete(token);
-    return { ...sel, tokens };
+    const next = new Set(sel.tokens);
+    for (const t of tokens) {
+      if (on) next.add(t);
+      else next.delete(t);
+    }
+    return { ...sel, tokens: next };
   }
+  // "All except": switching a token on takes it out of the exceptions.
   const except = new Set(sel.except);
-  if (on) except.delete(token);
-  else except.add(token);
+  for (const t of tokens) {
+    if (on) except.delete(t);
+    else except.add(t);
+  }
   return { ...sel, except };
 }
 
 /** A plain click on a card's checkbox, or ctrl/cmd-click: flips one card and makes it the anchor. */
 export function toggle(sel: Selection, token: string): Selection {
-  return { ...withToken(sel, token, !isSelected(sel, token)), anchor: token };
+  return { ...withTokens(sel, [token], !isSelected(sel, token)), anchor: token };
 }
 
 /**
@@ -46,9 +52,7 @@ export function extendTo(sel: Selection, token: string, order: readonly string[]
   const to = order.indexOf(token);
   if (from < 0 || to < 0) return toggle(sel, token);
   const on = isSelected(sel, order[from]);
-  let next = sel;
-  for (let i = Math.min(from, to); i <= Math.max(from, to); i++) next = withToken(next, order[i], on);
-  return { ...next, anchor: sel.anchor };
+  return { ...withTokens(sel, order.slice(Math.min(from, to), Math.max(from, to) + 1), on), anchor: sel.anchor };
 }
 
 /** The tokens a bulk action works on, in list order: the picked ones, or every listed token not taken out. */
