@@ -165,7 +165,6 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
       aria-level={depth + 1}
       aria-setsize={setSize}
       aria-posinset={position}
-      aria-current={active ? "page" : undefined}
       aria-selected={active}
       data-token={board.token}
       tabIndex={focused === board.token || (focused === null && firstOfTree) ? 0 : -1}
@@ -195,6 +194,7 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
         <Link
           href={href}
           prefetch={false}
+          aria-current={active ? "page" : undefined}
           tabIndex={-1}
           onClick={() => setFocused(board.token)}
           className={`min-w-0 flex-1 truncate py-1 text-sm ${active ? "font-semibold text-indigo-900" : "text-neutral-800"} ${board.state === "trashed" ? "line-through decoration-neutral-400" : ""}`}
