@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
 import { seedAssets } from "../support/grid-seed";
+import { hydrated } from "../support/hydrated";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -14,6 +15,7 @@ test("bulk delete of a shift-click range, with one asset already gone: the repor
   for (const n of [1, 2, 3, 4, 5, 6]) made[`B${n}`] = (await api.upload(seed.files.image, { board: board.token, title: `B${n}` })).token;
 
   await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "[data-asset-index]");
   await expect(page.getByText("6 assets")).toBeVisible();
   // Newest first: B6 B5 B4 B3 B2 B1. A click and a shift-click select B5..B2.
   await page.getByRole("checkbox", { name: "Select B5" }).click();
@@ -56,6 +58,7 @@ test("bulk tag with ctrl-click, and download originals", async ({ page, request 
   await request.patch(`/v1/${slug}/assets/${t1.token}`, { headers: { authorization: `Bearer ${seed.tokens.s3}` }, data: { asset: { tags: ["kept"] } } });
 
   await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "[data-asset-index]");
   await page.getByRole("link", { name: "T1", exact: true }).click({ modifiers: ["ControlOrMeta"] });
   await page.getByRole("link", { name: "T3", exact: true }).click({ modifiers: ["ControlOrMeta"] });
   await expect(page).toHaveURL(new RegExp(`/boards/${board.token}$`)); // ctrl-click selects, it does not navigate
@@ -90,6 +93,7 @@ test("select all on the board tags every page, minus the card taken out", async 
   seedAssets(board.token, 130, "All");
 
   await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "[data-asset-index]");
   await expect(page.getByText("130 assets")).toBeVisible();
   await page.getByRole("button", { name: "Select all on the board (130)" }).click();
   await page.getByRole("checkbox", { name: "Select All 00001" }).click();

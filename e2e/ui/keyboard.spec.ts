@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
+import { hydrated } from "../support/hydrated";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -27,6 +28,7 @@ test("keyboard only: open a board from the tree, open an asset, revert a version
   await api.upload(seed.files.imageC, { board: board.token, title: "Kb second" });
 
   await page.goto(`/w/${slug}/boards`);
+  await hydrated(page, '[role="treeitem"]');
   await pressUntil(page, "Tab", (el) => el?.getAttribute("role") === "treeitem", 40, "the tree takes focus");
   await pressUntil(page, "ArrowDown", (el) => el?.getAttribute("aria-label") === "Keyboard journey", 300, "the board is reached in the tree");
   await page.keyboard.press("Enter");
@@ -34,6 +36,7 @@ test("keyboard only: open a board from the tree, open an asset, revert a version
   await expect(page.getByRole("heading", { level: 1, name: "Keyboard journey" })).toBeVisible();
 
   // `/` goes to the board's filter; Tab from there reaches the grid's one tab stop.
+  await hydrated(page, "#board-filter");
   await page.keyboard.press("/");
   await expect(page.getByLabel("Filter this board")).toBeFocused();
   await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-asset-index"), 20, "the grid takes focus");
@@ -46,6 +49,7 @@ test("keyboard only: open a board from the tree, open an asset, revert a version
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`/assets/${asset.token}$`));
   await expect(page.getByRole("heading", { level: 1, name: "Kb first" })).toBeVisible();
+  await hydrated(page, "[data-version-item]");
 
   // The timeline: each version is a tab stop; Up/Down move between them, Enter reverts.
   await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-version-item"), 80, "the version timeline takes focus");
@@ -74,6 +78,7 @@ test("the lightbox: next and previous by keys and buttons, focus kept inside, Es
   const a = await api.upload(seed.files.image, { board: board.token, title: "Light A" });
 
   await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "[data-asset-index]");
   await page.keyboard.press("/");
   await pressUntil(page, "Tab", (el) => !!el?.hasAttribute("data-asset-index"), 20, "the grid takes focus");
   expect(await focusedLabel(page)).toBe("Light A");

@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { apiClient } from "../support/api";
 import { gridWorkspace, inBatches, newRequest, seedAssets } from "../support/grid-seed";
+import { hydrated } from "../support/hydrated";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -62,6 +63,7 @@ test("a level of 250 boards: every one reachable by scrolling and by keyboard", 
 
   // Keyboard only, from a fresh page (one page loaded): Down past the 100th loads the rest.
   await page.reload();
+  await hydrated(page, '[role="treeitem"]');
   const top = tree.getByRole("treeitem", { name: "Many children" });
   await top.focus();
   expect(await focusedLabel(page)).toBe("Many children");
@@ -150,6 +152,7 @@ test("a board of 5,000 assets: first cards within 1 s, every page on scrolling, 
 test("the lightbox and keyboard focus load further pages at the end of what is loaded", async ({ page }) => {
   await page.goto(`/w/${slug}/boards/${big.token}`);
   const first = page.getByRole("link", { name: "Seeded 00001" });
+  await hydrated(page, "[data-asset-index]");
   await first.focus();
   await page.keyboard.press("Control+End"); // the last loaded card, and the next page is asked for
   await expect.poll(() => focusedLabel(page)).toBe("Seeded 00100");
