@@ -44,8 +44,8 @@ function useWidth(el: React.RefObject<HTMLElement | null>) {
  * keys move focus card to card (one tab stop for the grid), scrolling the list as needed; Enter
  * opens the asset, `v` the lightbox, Space selects. Selection is optional (`select`).
  */
-export function AssetGrid({ slug, scope, empty, select, onList }: {
-  slug: string; scope: AssetListScope; empty: ReactNode; select?: GridSelection; onList?: (list: GridList) => void;
+export function AssetGrid({ slug, scope, empty, select, onList, playerToken = null }: {
+  slug: string; scope: AssetListScope; empty: ReactNode; select?: GridSelection; onList?: (list: GridList) => void; playerToken?: string | null;
 }) {
   const list = useInfiniteQuery(assetListQuery(slug, scope));
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
@@ -219,6 +219,7 @@ export function AssetGrid({ slug, scope, empty, select, onList }: {
           hasMore={hasNextPage}
           loadMore={() => void (isFetchingNextPage ? undefined : fetchNextPage())}
           onIndex={setLightbox}
+          playerToken={playerToken}
           onClose={(last) => {
             setLightbox(null);
             moveFocus(last);

@@ -6,7 +6,7 @@ import { headMedia, mediaFamily } from "@/lib/client/format";
 import type { Asset } from "@/lib/client/types";
 import { HlsPlayer } from "./hls-player";
 
-function Media({ asset }: { asset: Asset }) {
+function Media({ asset, playerToken }: { asset: Asset; playerToken: string | null }) {
   const family = mediaFamily(asset.media_type);
   const display = headMedia(asset.display_url, asset.md5);
   if (family === "image") {
@@ -16,7 +16,7 @@ function Media({ asset }: { asset: Asset }) {
   if (family === "video") {
     return asset.stream_url ? (
       // Keyed by asset so moving on tears the previous stream down.
-      <HlsPlayer key={asset.token} src={asset.stream_url} token={null} poster={asset.thumbnails.length ? display : undefined} title={asset.title} />
+      <HlsPlayer key={asset.token} src={asset.stream_url} token={playerToken} poster={asset.thumbnails.length ? display : undefined} title={asset.title} />
     ) : (
       <p className="py-16 text-center text-sm text-neutral-300">This video has no stream yet ({asset.encode_status}).</p>
     );
@@ -37,8 +37,10 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input, video[controls], audi
  * browser's own controls. Previous/next by buttons or arrow keys; at the last loaded asset the
  * next page is asked for, and "next" moves on once it has arrived.
  */
-export function AssetLightbox({ slug, assets, total, index, hasMore, loadMore, onIndex, onClose }: {
+export function AssetLightbox({ slug, assets, total, index, hasMore, loadMore, onIndex, onClose, playerToken }: {
   slug: string; assets: Asset[]; total: number; index: number; hasMore: boolean; loadMore: () => void; onIndex: (i: number) => void; onClose: (lastIndex: number) => void;
+  /** A board access token for the stream (as the asset page's player uses); null plays the stream's signed link. */
+  playerToken: string | null;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const waitingForMore = useRef(false);
@@ -119,7 +121,7 @@ export function AssetLightbox({ slug, assets, total, index, hasMore, loadMore, o
             ‹
           </button>
           <div className="min-w-0 flex-1">
-            <Media asset={asset} />
+            <Media asset={asset} playerToken={playerToken} />
           </div>
           <button type="button" className={`${NAV} h-12 w-12 text-3xl`} onClick={next} disabled={index + 1 >= assets.length && !hasMore} aria-label="Next asset" title="Next (→)">
             ›

@@ -16,7 +16,8 @@ import { Uploader } from "./uploader";
 /**
  * A board: header and actions, drag-and-drop uploads into it, and its assets (optionally with its
  * sub-boards'), with multi-select and bulk actions. `canWrite` hides the bulk writes (delete, tag);
- * `downloadToken` is a board access token the page minted, for the originals' media links.
+ * `downloadToken` is a board access token the page minted, for the originals' media links and the
+ * lightbox's video streams.
  */
 export function BoardView({ slug, token, canWrite = true, downloadToken = null }: { slug: string; token: string; canWrite?: boolean; downloadToken?: string | null }) {
   const qc = useQueryClient();
@@ -87,6 +88,7 @@ export function BoardView({ slug, token, canWrite = true, downloadToken = null }
           scope={scope}
           select={{ selection, onChange: setSelection }}
           onList={onList}
+          playerToken={downloadToken}
           empty={<NoAssets title={query ? `Nothing here matches “${query}”` : "No assets on this board yet"}>{query ? null : "Drop files into the upload area above."}</NoAssets>}
         />
       </section>

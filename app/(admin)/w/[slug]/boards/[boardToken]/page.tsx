@@ -10,7 +10,7 @@ import { requireSession } from "../../../../_lib/session";
 
 export const metadata = { title: "Board" };
 
-/** The bulk "download originals" reads each original's media link with a board access token minted here (the longest one may live, contract §5). */
+/** The bulk "download originals" and the lightbox's video player read media with a board access token minted here (the longest one may live, contract §5). */
 const DOWNLOAD_TOKEN_SECONDS = 3600;
 
 export default async function BoardPage({ params }: { params: Promise<{ slug: string; boardToken: string }> }) {
