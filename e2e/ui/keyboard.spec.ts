@@ -122,3 +122,37 @@ test("the lightbox: next and previous by keys and buttons, focus kept inside, Es
   await page.keyboard.press("ArrowRight");
   expect(await focusedLabel(page)).toBe("Light C");
 });
+
+test("the lightbox plays a board's video with the HLS player and the board page's access token", async ({ page, request }) => {
+  test.setTimeout(240_000);
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Lightbox reel");
+  await api.upload(seed.files.image, { board: board.token, title: "Reel still" });
+  const video = await api.upload(seed.files.video, { board: board.token, title: "Reel clip" });
+  await expect.poll(async () => (await api.asset(video.token)).stream_url, { timeout: 180_000 }).toBeTruthy();
+  const media: string[] = [];
+  page.on("request", (r) => void (r.url().includes("/media/") && media.push(r.url())));
+
+  await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "[data-asset-index]");
+  await page.getByRole("link", { name: "Reel clip" }).focus();
+  await page.keyboard.press("v");
+  const box = page.getByTestId("lightbox");
+  await expect(box.getByRole("heading", { name: "Reel clip" })).toBeVisible();
+  const player = box.getByTestId("hls-player");
+  await expect(player).toBeVisible();
+  await player.evaluate((v: HTMLVideoElement) => {
+    v.muted = true;
+    return v.play();
+  });
+  await expect.poll(() => player.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 60_000 }).toBeGreaterThan(1);
+  const stream = media.filter((u) => u.includes(`/media/${video.token}/stream`));
+  expect(stream.length).toBeGreaterThan(1);
+  expect(stream.some((u) => new URL(u).searchParams.has("token"))).toBe(true);
+
+  // Moving on tears the player down and shows the next asset.
+  await page.keyboard.press("ArrowRight");
+  await expect(box.getByRole("heading", { name: "Reel still" })).toBeVisible();
+  await expect(player).toHaveCount(0);
+  await expect(box.getByTestId("lightbox-image")).toBeVisible();
+});
