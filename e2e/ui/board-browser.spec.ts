@@ -17,7 +17,7 @@ test("browse a board tree with states, open boards and see their assets", async 
   const tree = page.getByRole("navigation", { name: "Boards" });
   await tree.getByRole("button", { name: "Show sub-boards of Brand" }).click();
   await tree.getByRole("button", { name: "Show sub-boards of Logos" }).click();
-  const archived = tree.getByRole("listitem").filter({ has: page.getByRole("link", { name: "Logos 2019" }) });
+  const archived = tree.getByRole("treeitem", { name: "Logos 2019" });
   await expect(archived.getByText("archived")).toBeVisible();
   await snap(page, testInfo, "board-tree");
 

@@ -18,8 +18,9 @@ export const keys = {
   triggers: (slug: string) => ["triggers", slug] as const,
 };
 
-export const ASSET_PAGE_SIZE = 24;
-/** Board trees are read a hundred nodes per level; a level with more shows the first hundred. */
+/** The largest page /v1 serves (contract §1): a board of thousands of assets loads in fewer requests. */
+export const ASSET_PAGE_SIZE = 100;
+/** Board trees are read a hundred nodes per level; further pages load as the level is scrolled or paged through. */
 export const TREE_PAGE_SIZE = 100;
 
 const nextPage = (last: Page<unknown>) => (last.pagy.current_page < last.pagy.total_pages ? last.pagy.current_page + 1 : undefined);
@@ -27,11 +28,29 @@ const nextPage = (last: Page<unknown>) => (last.pagy.current_page < last.pagy.to
 export const workspacesQuery = () => queryOptions({ queryKey: keys.workspaces(), queryFn: () => api.admin.workspaces() });
 export const workspaceQuery = (slug: string) => queryOptions({ queryKey: keys.workspace(slug), queryFn: () => api.admin.workspace(slug) });
 
+/** The first page of top-level boards (pickers that need a short list). */
 export const rootBoardsQuery = (slug: string) =>
   queryOptions({ queryKey: [...keys.boards(slug), "roots"], queryFn: () => api.boards.list(slug, { per_page: TREE_PAGE_SIZE }) });
 export const boardQuery = (slug: string, token: string) => queryOptions({ queryKey: keys.board(slug, token), queryFn: () => api.boards.get(slug, token) });
 export const childrenQuery = (slug: string, token: string) =>
   queryOptions({ queryKey: [...keys.board(slug, token), "children"], queryFn: () => api.boards.children(slug, token, { per_page: TREE_PAGE_SIZE }) });
+
+/** The board tree's top level, every page of it (under the ["boards", slug] prefix, so tree invalidations reach it). */
+export const rootBoardPagesQuery = (slug: string) =>
+  infiniteQueryOptions({
+    queryKey: [...keys.boards(slug), "roots", "pages"],
+    initialPageParam: 1,
+    getNextPageParam: nextPage,
+    queryFn: ({ pageParam }) => api.boards.list(slug, { page: pageParam, per_page: TREE_PAGE_SIZE }),
+  });
+/** A board's direct sub-boards, every page of them. */
+export const childBoardPagesQuery = (slug: string, token: string) =>
+  infiniteQueryOptions({
+    queryKey: [...keys.board(slug, token), "children", "pages"],
+    initialPageParam: 1,
+    getNextPageParam: nextPage,
+    queryFn: ({ pageParam }) => api.boards.children(slug, token, { page: pageParam, per_page: TREE_PAGE_SIZE }),
+  });
 
 export type AssetListScope =
   | { kind: "board"; token: string; nested: boolean; query?: string }
@@ -39,26 +58,44 @@ export type AssetListScope =
   | { kind: "search"; query: string }
   | { kind: "ai_search"; query: string };
 
+/** One page of an asset list scope, through /v1. */
+export function fetchAssetPage(slug: string, scope: AssetListScope, pageNumber: number) {
+  const page = { page: pageNumber, per_page: ASSET_PAGE_SIZE };
+  switch (scope.kind) {
+    case "board":
+      return api.boards.assets(slug, scope.token, { ...page, nested_assets: scope.nested || undefined, query: scope.query });
+    case "all":
+      return api.assets.list(slug, { ...page, query: scope.query });
+    case "search":
+      return api.assets.search(slug, { ...page, query: scope.query });
+    case "ai_search":
+      return api.assets.aiSearch(slug, { ...page, query: scope.query });
+  }
+}
+
 /** One infinite list of assets: a board (optionally with its sub-boards), the workspace, or search results. */
 export const assetListQuery = (slug: string, scope: AssetListScope) =>
   infiniteQueryOptions({
     queryKey: [...keys.assetLists(slug), scope],
     initialPageParam: 1,
     getNextPageParam: nextPage,
-    queryFn: ({ pageParam }) => {
-      const page = { page: pageParam, per_page: ASSET_PAGE_SIZE };
-      switch (scope.kind) {
-        case "board":
-          return api.boards.assets(slug, scope.token, { ...page, nested_assets: scope.nested || undefined, query: scope.query });
-        case "all":
-          return api.assets.list(slug, { ...page, query: scope.query });
-        case "search":
-          return api.assets.search(slug, { ...page, query: scope.query });
-        case "ai_search":
-          return api.assets.aiSearch(slug, { ...page, query: scope.query });
-      }
-    },
+    queryFn: ({ pageParam }) => fetchAssetPage(slug, scope, pageParam),
   });
+
+/**
+ * Every asset of a list scope, read page by page through the same /v1 list route the grid uses
+ * (for "select all on the board", which covers pages the grid never loaded). Reads every page
+ * before anything acts on them, so deleting the first items cannot shift later pages under it.
+ */
+export async function listEveryAsset(slug: string, scope: AssetListScope, signal?: AbortSignal): Promise<Asset[]> {
+  const all: Asset[] = [];
+  for (let page = 1; ; page++) {
+    signal?.throwIfAborted();
+    const res = await fetchAssetPage(slug, scope, page);
+    all.push(...res.data);
+    if (page >= res.pagy.total_pages || res.data.length === 0) return all;
+  }
+}
 
 const isVideo = (a: Asset) => a.media_type.startsWith("video/");
 

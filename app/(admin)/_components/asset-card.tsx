@@ -33,23 +33,81 @@ function StatusBadge({ asset }: { asset: Asset }) {
   return null;
 }
 
-export function AssetCard({ slug, asset }: { slug: string; asset: Asset }) {
+export type CardSelect = {
+  selected: boolean;
+  /** A click on the checkbox, or a ctrl/cmd/shift-click on the card: which modifier decides toggle or range. */
+  onPick: (how: "toggle" | "range") => void;
+};
+
+/**
+ * One cell of the asset grid. Only the focused card's link is in the tab order (the grid moves
+ * focus with the arrow keys); the checkbox and preview button are for pointers, and the keyboard
+ * has Space and `v` for the same.
+ */
+export function AssetCard({ slug, asset, index, tabbable, select, onPreview, onFocusCard }: {
+  slug: string; asset: Asset; index: number; tabbable: boolean; select?: CardSelect; onPreview?: () => void; onFocusCard: () => void;
+}) {
   return (
-    <li className="group overflow-hidden rounded-lg border border-neutral-200 bg-white shadow-xs focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md">
-      <Link href={`/w/${slug}/assets/${asset.token}`} className="block focus:outline-none">
+    <div
+      role="gridcell"
+      aria-selected={select ? select.selected : undefined}
+      data-testid="asset-card"
+      className={`group relative h-full overflow-hidden rounded-lg border bg-white shadow-xs focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md ${select?.selected ? "border-indigo-500 ring-1 ring-indigo-400" : "border-neutral-200"}`}
+    >
+      {/* No prefetch: scrolling a large board renders thousands of cards in turn, and each prefetch renders an asset page on the server. */}
+      <Link
+        href={`/w/${slug}/assets/${asset.token}`}
+        prefetch={false}
+        tabIndex={tabbable ? 0 : -1}
+        data-asset-index={index}
+        aria-label={asset.title}
+        onFocus={onFocusCard}
+        onClick={(e) => {
+          if (!select || !(e.shiftKey || e.metaKey || e.ctrlKey)) return;
+          e.preventDefault();
+          select.onPick(e.shiftKey ? "range" : "toggle");
+        }}
+        className="block focus:outline-none"
+      >
         <AssetThumb asset={asset} sizes="(min-width: 1280px) 16vw, (min-width: 1024px) 20vw, (min-width: 640px) 30vw, 45vw" className="aspect-square w-full" />
         <div className="space-y-1 p-2">
           <p className="truncate text-sm font-medium text-neutral-900" title={asset.title}>
             {asset.title}
           </p>
-          <div className="flex flex-wrap items-center gap-1 text-xs text-neutral-500">
-            <span>{asset.media_type}</span>
+          <div className="flex h-5 items-center gap-1 overflow-hidden text-xs whitespace-nowrap text-neutral-500">
+            <span className="truncate">{asset.media_type}</span>
             <span aria-hidden>·</span>
             <span>{formatBytes(asset.size)}</span>
             <StatusBadge asset={asset} />
           </div>
         </div>
       </Link>
-    </li>
+      {select ? (
+        <input
+          type="checkbox"
+          tabIndex={-1}
+          checked={select.selected}
+          aria-label={`Select ${asset.title}`}
+          onChange={() => {}}
+          onClick={(e) => {
+            e.stopPropagation();
+            select.onPick(e.shiftKey ? "range" : "toggle");
+          }}
+          className={`absolute top-2 left-2 h-5 w-5 rounded border-neutral-300 shadow ${select.selected ? "" : "opacity-70 group-hover:opacity-100"}`}
+        />
+      ) : null}
+      {onPreview ? (
+        <button
+          type="button"
+          tabIndex={-1}
+          onClick={onPreview}
+          aria-label={`Preview ${asset.title}`}
+          title="Preview (v)"
+          className="absolute top-2 right-2 rounded bg-white/90 px-1.5 text-sm text-neutral-700 opacity-0 shadow group-hover:opacity-100 focus:opacity-100"
+        >
+          ⤢
+        </button>
+      ) : null}
+    </div>
   );
 }

@@ -16,6 +16,7 @@ import { useLiveConnected } from "@/lib/client/live-updates";
 import { assetIsSettling, assetQuery, keys, workspaceQuery } from "@/lib/client/queries";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { AssetPreview } from "./asset-preview";
+import { EscapeToBoard } from "./keyboard-shortcuts";
 import { MetadataForm } from "./metadata-form";
 import { NewVersionPanel } from "./new-version-panel";
 import { VersionTimeline } from "./version-timeline";
@@ -52,6 +53,7 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
   const asset = query.data.data;
   return (
     <div className="space-y-8">
+      <EscapeToBoard href={asset.boards[0] ? `/w/${slug}/boards/${asset.boards[0]}` : `/w/${slug}/boards`} />
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="min-w-0 truncate text-2xl font-semibold">{asset.title}</h1>
         <Badge>{asset.media_type}</Badge>

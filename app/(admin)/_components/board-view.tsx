@@ -1,18 +1,26 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { inputClass } from "@/app/_components/ui/field";
-import { boardQuery, keys, workspaceQuery } from "@/lib/client/queries";
+import { emptySelection, type Selection } from "@/lib/client/grid/selection";
+import { boardQuery, keys, workspaceQuery, type AssetListScope } from "@/lib/client/queries";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
-import { AssetGrid, NoAssets } from "./asset-grid";
+import { AssetGrid, NoAssets, type GridList } from "./asset-grid";
 import { BoardHeader } from "./board-header";
+import { BulkBar } from "./bulk-bar";
 import { CreateBoardForm } from "./create-board-form";
+import { useSlashToFocus } from "./keyboard-shortcuts";
 import { Uploader } from "./uploader";
 
-/** A board: header and actions, drag-and-drop uploads into it, and its assets (optionally with its sub-boards'). */
-export function BoardView({ slug, token }: { slug: string; token: string }) {
+/**
+ * A board: header and actions, drag-and-drop uploads into it, and its assets (optionally with its
+ * sub-boards'), with multi-select and bulk actions. A person who may not write (a viewer) gets no
+ * upload area and no bulk writes (delete, tag); `downloadToken` is a board access token the page
+ * minted, for the originals' media links and the lightbox's video streams.
+ */
+export function BoardView({ slug, token, downloadToken = null }: { slug: string; token: string; downloadToken?: string | null }) {
   const qc = useQueryClient();
   const { data: ws } = useQuery(workspaceQuery(slug));
   const { data: board } = useQuery(boardQuery(slug, token));
@@ -21,6 +29,17 @@ export function BoardView({ slug, token }: { slug: string; token: string }) {
   const [query, setQuery] = useState("");
   const active = board?.data.state === "active";
   const canWrite = useWorkspaceRole().can("write");
+  const filterField = useRef<HTMLInputElement>(null);
+  useSlashToFocus(filterField);
+  const scope: AssetListScope = { kind: "board", token, nested, query: query || undefined };
+  const [selection, setSelection] = useState<Selection>(emptySelection);
+  const [list, setList] = useState<GridList>({ assets: [], total: 0 });
+  const onList = useCallback((l: GridList) => setList(l), []);
+  // A selection belongs to one list: changing the filter or the sub-boards switch starts afresh.
+  const rescope = (change: () => void) => {
+    change();
+    setSelection(emptySelection());
+  };
   return (
     <div className="space-y-6">
       <BoardHeader slug={slug} token={token} />
@@ -55,22 +74,26 @@ export function BoardView({ slug, token }: { slug: string; token: string }) {
             className="ml-auto flex gap-2"
             onSubmit={(e) => {
               e.preventDefault();
-              setQuery(filter.trim());
+              rescope(() => setQuery(filter.trim()));
             }}
           >
             <label htmlFor="board-filter" className="sr-only">
               Filter this board
             </label>
-            <input id="board-filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter this board" className={`${inputClass} w-56 py-1.5`} />
+            <input id="board-filter" ref={filterField} type="search" aria-keyshortcuts="/" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter this board" className={`${inputClass} w-56 py-1.5`} />
           </form>
           <label className="flex items-center gap-2 text-sm text-neutral-700">
-            <input type="checkbox" checked={nested} onChange={(e) => setNested(e.target.checked)} className="h-4 w-4 rounded border-neutral-300" />
+            <input type="checkbox" checked={nested} onChange={(e) => rescope(() => setNested(e.target.checked))} className="h-4 w-4 rounded border-neutral-300" />
             Include sub-boards
           </label>
         </div>
+        <BulkBar slug={slug} scope={scope} selection={selection} onSelectionChange={setSelection} loaded={list.assets} total={list.total} canWrite={canWrite} downloadToken={downloadToken} />
         <AssetGrid
           slug={slug}
-          scope={{ kind: "board", token, nested, query: query || undefined }}
+          scope={scope}
+          select={{ selection, onChange: setSelection }}
+          onList={onList}
+          playerToken={downloadToken}
           empty={<NoAssets title={query ? `Nothing here matches “${query}”` : "No assets on this board yet"}>{query || !canWrite ? null : "Drop files into the upload area above."}</NoAssets>}
         />
       </section>

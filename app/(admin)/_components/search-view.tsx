@@ -1,10 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Button } from "@/app/_components/ui/button";
 import { inputClass } from "@/app/_components/ui/field";
 import { AssetGrid, NoAssets } from "./asset-grid";
+import { useSlashToFocus } from "./keyboard-shortcuts";
 
 type Mode = "text" | "ai";
 
@@ -16,6 +17,8 @@ export function SearchView({ slug, initialQuery, initialMode }: { slug: string; 
   const router = useRouter();
   const [draft, setDraft] = useState(initialQuery);
   const [mode, setMode] = useState<Mode>(initialMode);
+  const field = useRef<HTMLInputElement>(null);
+  useSlashToFocus(field);
   const submit = (q: string, m: Mode) => router.replace(`/w/${slug}/search?${new URLSearchParams({ q, mode: m })}`);
   return (
     <div className="space-y-5">
@@ -34,7 +37,9 @@ export function SearchView({ slug, initialQuery, initialMode }: { slug: string; 
           </label>
           <input
             id="search-query"
+            ref={field}
             type="search"
+            aria-keyshortcuts="/"
             value={draft}
             onChange={(e) => setDraft(e.target.value)}
             placeholder={mode === "ai" ? "e.g. landscape photos from last week, not blue" : "e.g. logo"}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, type KeyboardEvent } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { Badge } from "@/app/_components/ui/badge";
 import { Button } from "@/app/_components/ui/button";
@@ -28,8 +28,27 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
   const canWrite = useWorkspaceRole().can("write");
   // Reverts and comment edits are writes: a viewer sees the history without them.
   const versioning = (workspace?.versioning ?? true) && canWrite;
+  const canRevert = !entry.isHead && entry.revertable && versioning;
+  // Keyboard: the row itself is focusable; Enter reverts (when it can), Space ticks it for compare.
+  const onKeyDown = (e: KeyboardEvent<HTMLLIElement>) => {
+    if (e.target !== e.currentTarget) return;
+    if (e.key === "Enter" && canRevert) {
+      e.preventDefault();
+      onRevert();
+    } else if (e.key === " ") {
+      e.preventDefault();
+      onSelect(!selected);
+    }
+  };
   return (
-    <li className={`flex gap-3 rounded-lg border p-3 ${entry.isHead ? "border-indigo-300 bg-indigo-50/50" : "border-neutral-200 bg-white"}`} data-testid={`version-${entry.number}`}>
+    <li
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      aria-label={`Version ${entry.number}${entry.isHead ? ", the current head" : ""}${canRevert ? ", revertable: Enter to revert" : ""}; Space to compare`}
+      data-version-item
+      className={`flex gap-3 rounded-lg border p-3 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${entry.isHead ? "border-indigo-300 bg-indigo-50/50" : "border-neutral-200 bg-white"}`}
+      data-testid={`version-${entry.number}`}
+    >
       <div className="h-16 w-16 shrink-0 overflow-hidden rounded bg-neutral-100">
         {thumb ? (
           // eslint-disable-next-line @next/next/no-img-element -- signed media URL of this server
@@ -63,7 +82,7 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
         </p>
       </div>
       <div className="flex shrink-0 flex-col items-end gap-2">
-        {!entry.isHead && entry.revertable && versioning ? (
+        {canRevert ? (
           <Button size="sm" onClick={onRevert} aria-label={`Revert to version ${entry.number}`}>
             Revert…
           </Button>
@@ -75,6 +94,17 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
       </div>
     </li>
   );
+}
+
+/** Up/Down (and Home/End) move focus from version to version. */
+function moveBetweenVersions(e: KeyboardEvent<HTMLOListElement>) {
+  const rows = Array.from(e.currentTarget.querySelectorAll<HTMLElement>("[data-version-item]"));
+  const at = rows.indexOf(e.target as HTMLElement);
+  if (at < 0) return;
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[e.key];
+  if (to === undefined || !rows[to]) return;
+  e.preventDefault();
+  rows[to].focus();
 }
 
 /**
@@ -127,7 +157,7 @@ export function VersionTimeline({ slug, asset, workspace }: { slug: string; asse
       ) : versions.isError ? (
         <Alert>{describeError(versions.error)}</Alert>
       ) : (
-        <ol className="space-y-2" aria-label="Versions, newest first">
+        <ol className="space-y-2" aria-label="Versions, newest first" onKeyDown={moveBetweenVersions}>
           {entries.map((e) => (
             <Row
               key={e.isHead ? "head" : e.number}

@@ -4,7 +4,7 @@ import { listBoardAssets, listWorkspaceAssets } from "@/lib/assets/list-board-as
 import type { SessionPrincipal } from "@/lib/auth/principal";
 import { sessionRole } from "@/lib/auth/roles";
 import { getBoardOrThrow, listBoards, listChildren, toBoardJson } from "@/lib/boards";
-import { ASSET_PAGE_SIZE, TREE_PAGE_SIZE, VERSIONS_PAGE_SIZE, assetListQuery, assetQuery, boardQuery, childrenQuery, rootBoardsQuery, versionsQuery, workspaceQuery, workspacesQuery } from "@/lib/client/queries";
+import { ASSET_PAGE_SIZE, TREE_PAGE_SIZE, VERSIONS_PAGE_SIZE, assetListQuery, assetQuery, boardQuery, childBoardPagesQuery, rootBoardPagesQuery, versionsQuery, workspaceQuery, workspacesQuery } from "@/lib/client/queries";
 import { makeQueryClient } from "@/lib/client/query-client";
 import { getDeps } from "@/lib/deps";
 import { DomainError } from "@/lib/errors";
@@ -40,7 +40,9 @@ export async function prefetchWorkspaces(ctx: Ctx) {
 export async function prefetchTree(ctx: Ctx, boardToken?: string): Promise<string[]> {
   const { deps, workspace, principal, qc } = ctx;
   const slug = workspace.slug;
-  qc.setQueryData(rootBoardsQuery(slug).queryKey, await listBoards(deps, { workspace, principal, page: first(TREE_PAGE_SIZE) }));
+  // The tree's levels are infinite queries: the first page of each, as the browser would read it.
+  const firstPage = <T>(page: T) => ({ pages: [page], pageParams: [1] });
+  qc.setQueryData(rootBoardPagesQuery(slug).queryKey, firstPage(await listBoards(deps, { workspace, principal, page: first(TREE_PAGE_SIZE) })));
   const path: string[] = [];
   for (let token: string | null = boardToken ?? null; token; ) {
     const { board, parentToken } = await getBoardOrThrow(deps.db, { workspace, principal, token });
@@ -48,7 +50,7 @@ export async function prefetchTree(ctx: Ctx, boardToken?: string): Promise<strin
     path.unshift(token);
     token = parentToken;
   }
-  await Promise.all(path.map(async (token) => qc.setQueryData(childrenQuery(slug, token).queryKey, await listChildren(deps, { workspace, principal, token, page: first(TREE_PAGE_SIZE) }))));
+  await Promise.all(path.map(async (token) => qc.setQueryData(childBoardPagesQuery(slug, token).queryKey, firstPage(await listChildren(deps, { workspace, principal, token, page: first(TREE_PAGE_SIZE) })))));
   return path;
 }
 
