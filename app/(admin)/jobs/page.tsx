@@ -5,6 +5,7 @@ import { formatDate } from "@/lib/client/format";
 import type { JobRunStatus } from "@/lib/db/schema/jobs";
 import { getDeps } from "@/lib/deps";
 import { listRuns } from "@/lib/jobs/runs";
+import { RefreshWhileVisible } from "../_components/refresh-while-visible";
 import { requireOwner } from "../_lib/session";
 
 export const metadata = { title: "Job runs" };
@@ -23,6 +24,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   return (
     <main className="space-y-4">
       <h1 className="text-2xl font-semibold">Job runs</h1>
+      <RefreshWhileVisible />
       <nav aria-label="Filter by status" className="flex flex-wrap gap-2 text-sm">
         {[undefined, ...JOB_RUN_STATUSES].map((s) => (
           <Link key={s ?? "all"} href={filter(s)} aria-current={status === s ? "page" : undefined} className={`rounded-md px-3 py-1 ${status === s ? "bg-indigo-50 font-medium text-indigo-800" : "hover:bg-neutral-100"}`}>

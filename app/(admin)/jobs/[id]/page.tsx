@@ -4,6 +4,7 @@ import { Badge } from "@/app/_components/ui/badge";
 import { formatDate } from "@/lib/client/format";
 import { getDeps } from "@/lib/deps";
 import { getRun } from "@/lib/jobs/runs";
+import { RefreshWhileVisible } from "../../_components/refresh-while-visible";
 import { requireOwner } from "../../_lib/session";
 
 export const metadata = { title: "Job run" };
@@ -17,6 +18,7 @@ export default async function JobRunPage({ params }: { params: Promise<{ id: str
   return (
     <main className="space-y-5">
       <Link href="/jobs" className="text-sm text-indigo-700 hover:underline">← Job runs</Link>
+      <RefreshWhileVisible />
       <h1 className="flex flex-wrap items-center gap-2 text-2xl font-semibold">
         <span className="font-mono text-lg">{run.function_id}</span> <Badge>{run.status}</Badge>
       </h1>
