@@ -53,7 +53,7 @@ async function boardWithAsset(page: Page, request: Parameters<typeof apiClient>[
   const board = await api.createBoard(title);
   await api.upload(seed.files.image, { board: board.token, title: "Night shot" });
   await page.goto(`/w/${slug}/boards/${board.token}`);
-  const card = page.getByRole("region", { name: "Assets" }).getByRole("listitem").first();
+  const card = page.getByRole("grid", { name: "Assets" }).getByRole("gridcell").first();
   await expect(card).toBeVisible();
   await expect(page.locator(".uppy-Dashboard-inner")).toBeVisible();
   return card;

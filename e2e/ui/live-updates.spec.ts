@@ -49,7 +49,7 @@ test("an encode finishing updates the card's badge on the open board grid", asyn
   const notReloaded = await openLive(page, `/w/${slug}/boards/${board.token}`);
 
   const video = await api.upload(seed.files.video, { board: board.token, title: "Live encode reel" });
-  const card = page.getByRole("listitem").filter({ has: page.locator(`a[href="/w/${slug}/assets/${video.token}"]`) });
+  const card = page.getByRole("gridcell").filter({ has: page.locator(`a[href="/w/${slug}/assets/${video.token}"]`) });
   await expect(card, "the new asset's card").toBeVisible({ timeout: LIVE_MS });
 
   // The API says the stream is published: the card says so within 2 s.

@@ -20,7 +20,8 @@ const VERB: Record<BulkAction, [string, string]> = { delete: ["Deleting", "Delet
 
 /** A failed item: the asset, or only its token when it was no longer listed. */
 type Failed = BulkFailure<Pick<Asset, "token" | "title">>;
-type Run = { action: BulkAction; progress: BulkProgress; phase: "listing" | "running" | "done"; failed: Failed[]; aborted: boolean; error: string | null };
+/** `unlisted`: picked assets a refresh of the list has dropped (deleted elsewhere), counted in the run's total and failures. */
+type Run = { action: BulkAction; progress: BulkProgress; unlisted: number; phase: "listing" | "running" | "done"; failed: Failed[]; aborted: boolean; error: string | null };
 
 /**
  * Bulk actions on the grid's selection: delete, add a tag, download originals. "Select all"
@@ -45,7 +46,7 @@ export function BulkBar({ slug, scope, selection, onSelectionChange, loaded, tot
     setConfirm(null);
     const controller = new AbortController();
     abort.current = controller;
-    setRun({ action, progress: { done: 0, total: count, failed: 0 }, phase: "listing", failed: [], aborted: false, error: null });
+    setRun({ action, progress: { done: 0, total: count, failed: 0 }, unlisted: 0, phase: "listing", failed: [], aborted: false, error: null });
     try {
       const everything = selection.mode === "all" ? await listEveryAsset(slug, scope, controller.signal) : loaded;
       const byToken = new Map(everything.map((a) => [a.token, a]));
@@ -53,7 +54,7 @@ export function BulkBar({ slug, scope, selection, onSelectionChange, loaded, tot
       const targets = tokens.flatMap((t) => byToken.get(t) ?? []);
       // Picked cards that a refresh of the list has since dropped (deleted elsewhere): reported, not skipped silently.
       const unlisted: Failed[] = tokens.filter((t) => !byToken.has(t)).map((t) => ({ item: { token: t, title: t }, code: "asset_not_listed", message: "It is no longer on this board." }));
-      setRun((r) => r && { ...r, phase: "running", progress: { done: 0, total: targets.length, failed: 0 } });
+      setRun((r) => r && { ...r, phase: "running", unlisted: unlisted.length, progress: { done: 0, total: targets.length, failed: 0 } });
       const perform = (a: Asset, signal?: AbortSignal) =>
         action === "delete" ? deleteAsset(slug, a) : action === "tag" ? addTag(slug, a, tagName ?? "") : downloadOriginal(a, downloadToken ?? "", signal);
       const result = await runBulk(targets, perform, {
@@ -152,7 +153,8 @@ export function BulkBar({ slug, scope, selection, onSelectionChange, loaded, tot
 
 function RunReport({ run, onDismiss }: { run: Run; onDismiss: () => void }) {
   const [doing, did] = VERB[run.action];
-  const { done, total, failed } = run.progress;
+  const { done, failed } = run.progress;
+  const total = run.progress.total + run.unlisted;
   const ok = done - failed;
   return (
     <div className="space-y-2" data-testid="bulk-report">
