@@ -53,6 +53,8 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
 
   // ---- the stream
   let end = () => {};
+  // Set when the reader cancels the body: its stream is closed then, and must not be closed again.
+  let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       let open = true;
@@ -82,11 +84,7 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
         unsubscribe();
         giveBack();
         req.signal.removeEventListener("abort", onAbort);
-        try {
-          controller.close();
-        } catch {
-          // Already closed by the reader's cancel: nothing is left to end.
-        }
+        if (!cancelled) controller.close();
       };
       req.signal.addEventListener("abort", onAbort);
       if ("reset" in catchUp) send(resetFrame(hub.cursor));
@@ -96,6 +94,7 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
       }
     },
     cancel() {
+      cancelled = true;
       end();
     },
   });

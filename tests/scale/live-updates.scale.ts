@@ -8,6 +8,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtAppDir, cli, freePort, scratchDatabase, startNode, stopNode, waitFor200, type EaselNode } from "../../bench/scale/cluster";
 import { scaleServerUrl, startCluster, type Cluster } from "../../bench/scale/setup";
+import { followLogLines, type LogLine } from "../helpers/child-process";
 import { isChange, readEvents, sessionHeadersFor, type OpenStream } from "../live/helpers";
 
 /**
@@ -149,21 +150,13 @@ describe("EASEL_WORKERS=2: every worker sees every event", () => {
   let sql: postgres.Sql;
   let dataDir: string;
   let s: Awaited<ReturnType<typeof seed>>;
-  const logLines: Record<string, unknown>[] = [];
+  let logLines: LogLine[] = [];
 
   beforeAll(async () => {
     db = await scratchDatabase(serverUrl, "live_workers");
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-live-workers-"));
     node = startNode(builtAppDir(), { DATABASE_URL: db.url, EASEL_DATA_DIR: dataDir, EASEL_WORKERS: "2", AUTH_SECRET, EASEL_SHUTDOWN_TIMEOUT_S: "30" }, await freePort());
-    node.child.stdout!.on("data", (d: Buffer) => {
-      for (const line of d.toString().split("\n")) {
-        try {
-          logLines.push(JSON.parse(line));
-        } catch {
-          // A partial line at a chunk's edge: request lines are short and arrive whole in practice.
-        }
-      }
-    });
+    logLines = followLogLines(node.child);
     await waitFor200(node);
     sql = postgres(db.url, { max: 2, onnotice: () => undefined });
     s = await seed(sql, (...args) => cli({ DATABASE_URL: db.url, EASEL_DATA_DIR: dataDir }, ...args), "liveworkers");

@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtAppDir, cli, freePort, scratchDatabase, startNode, stopNode, waitFor200, type EaselNode } from "../../bench/scale/cluster";
 import { scaleServerUrl } from "../../bench/scale/setup";
-import { exited } from "../helpers/child-process";
+import { exited, followLogLines, type LogLine } from "../helpers/child-process";
 
 /**
  * `npm start` with EASEL_WORKERS=2 on PostgreSQL and the embedded object store: two server
@@ -22,34 +22,14 @@ const serverUrl = scaleServerUrl();
 const METRICS_TOKEN = "workers-metrics-token";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Line = Record<string, any>;
 let appDir: string;
 let node: EaselNode;
-let lines: Line[] = [];
+let lines: LogLine[] = [];
 let db: { url: string; drop: () => Promise<void> };
 let dataDir: string;
 let sql: postgres.Sql;
 let token: string;
 let board: string;
-
-/** Every JSON line the server (primary and workers) has written so far. */
-function follow(n: EaselNode): Line[] {
-  const out: Line[] = [];
-  let partial = "";
-  n.child.stdout!.on("data", (d: Buffer) => {
-    const text = partial + d.toString();
-    const parts = text.split("\n");
-    partial = parts.pop()!;
-    for (const p of parts) {
-      try {
-        out.push(JSON.parse(p));
-      } catch {
-        out.push({ msg: p });
-      }
-    }
-  });
-  return out;
-}
 
 async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -136,7 +116,7 @@ async function metricValue(name: string, labels: Record<string, string>): Promis
 
 async function startWorkers(env: Record<string, string | undefined>): Promise<EaselNode> {
   const n = startNode(appDir, env, await freePort());
-  lines = follow(n);
+  lines = followLogLines(n.child);
   return n;
 }
 

@@ -67,14 +67,9 @@ export class TicketStore {
       return null;
     }
     if (raw === null) return null;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      json = undefined;
-    }
-    const parsed = StoredTicketSchema.safeParse(json);
+    const parsed = StoredTicketSchema.safeParse(parseJsonOrNull(raw));
     if (!parsed.success) {
+      // What the file had sent is lost to this tab; the upload starts over (the caller says so).
       this.warn(`Dropped an unreadable saved upload for ${fileId}`);
       this.remove(fileId);
       return null;
@@ -99,5 +94,15 @@ export class TicketStore {
     } catch (err) {
       this.warn(`Could not remove the saved upload of ${fileId}: ${(err as Error).message}`);
     }
+  }
+}
+
+/** The JSON value of `text`, or null when it is not JSON: the schema check then refuses it, with a warning. */
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    return null;
   }
 }
