@@ -96,7 +96,8 @@ describe("sources that fail with a code on the asset", () => {
     const before = new Set(await deps.store.s3.keys());
     const { row } = await encode(crypto.randomBytes(4096));
     expect([row.encodeStatus, row.encodeError]).toEqual(["failed", "unreadable_source"]);
-    const added = (await deps.store.s3.keys()).filter((k) => !before.has(k));
-    expect(added.filter((k) => k.includes(".hls/"))).toEqual([]);
+    // The encode's lease.json goes right after the status is set, as in the test above.
+    const unpublished = async () => (await deps.store.s3.keys()).filter((k) => !before.has(k) && k.includes(".hls/"));
+    expect(await waitFor(unpublished, (keys) => keys.length === 0)).toEqual([]);
   });
 });
