@@ -6,5 +6,5 @@ declare module "autocannon" {
     non2xx: number;
     statusCodeStats?: Record<string, { count: number }>;
   };
-  export default function autocannon(opts: { url: string; connections: number; duration?: number; amount?: number; headers?: Record<string, string> }): Promise<Result>;
+  export default function autocannon(opts: { url: string; method?: string; connections: number; duration?: number; amount?: number; headers?: Record<string, string> }): Promise<Result>;
 }

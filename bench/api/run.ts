@@ -27,6 +27,16 @@
  * shares of all cores, with the load average before and after each round.
  *
  *   npm run build && DATABASE_URL=postgres://… npx tsx bench/api/run.ts --workers [--seconds 15] [--rounds 2]
+ *
+ * `--goal` prints the throughput goal's figure for each read: Easel's CPU per request minus the
+ * framework's floor and the bare server's, in alternating rounds (each round loads the read, the
+ * bare server's same answer and both floors back to back, a fixed number of requests each, so
+ * drift of a shared machine moves all four alike), with the median of the rounds. Two floors:
+ * the 404 of an unknown /v1 path (the floor the goal was first stated with; on PostgreSQL it
+ * counts the client address in the shared rate-limit table, one statement) and a CORS preflight
+ * of the same route (answered by the handler with no database at all).
+ *
+ *   npm run build && DATABASE_URL=postgres://… npx tsx bench/api/run.ts --goal [--rounds 5] [--requests 20000]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -310,7 +320,75 @@ async function workersMain() {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
+/** CPU ms per request of `requests` requests at 16 connections (after a warm-up), from /proc. */
+async function cpuPerRequest(url: string, headers: Record<string, string>, pid: number, expect: number, requests: number, method = "GET") {
+  await autocannon({ url, method, connections: 8, amount: 500, headers });
+  const cpu0 = cpuMs(pid);
+  const r = await autocannon({ url, method, connections: 16, amount: requests, headers });
+  const wrong = r.requests.total - (r.statusCodeStats?.[expect]?.count ?? 0);
+  if (wrong) throw new Error(`${method} ${url}: ${wrong} answers other than ${expect}`);
+  return (cpuMs(pid) - cpu0) / r.requests.total;
+}
+
+const GOAL_MS = 0.15;
+
+/** `--goal`: Easel − floor − bare per read, rounds alternating the four loads (see the header). */
+async function goalMain() {
+  const rounds = Number(argv[argv.indexOf("--rounds") + 1] || 5) || 5;
+  const requests = Number(argv[argv.indexOf("--requests") + 1] || 20_000) || 20_000;
+  const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, "bench_api") : null;
+  if (scratch) env.DATABASE_URL = scratch.url;
+  let easel = startEasel();
+  await waitReady(easel);
+  const { token, board, asset } = await seed();
+  await stop(easel);
+  easel = startEasel();
+  await waitReady(easel);
+  const lock = readLock(dataDir);
+  const bare = await startBare(scratch?.url ?? { path: lock!.address!, database: "postgres", username: "postgres", prepare: false });
+  const auth = { authorization: `Bearer ${token}` };
+  const easelAt = (p: string) => `http://127.0.0.1:${EASEL_PORT}${p}`;
+  const bareAt = (p: string) => `http://127.0.0.1:${BARE_PORT}${p}`;
+  const reads = [
+    ["GET /v1/:slug/assets/:token", `/v1/bench/assets/${asset}`, `/asset/${asset}`],
+    ["GET …/assets/:token/versions", `/v1/bench/assets/${asset}/versions`, `/versions/${asset}`],
+    ["GET …/boards/:token/assets", `/v1/bench/boards/${board}/assets`, `/board-assets/${board}`],
+  ] as const;
+  type Figures = { easel: number; bare: number; floor404: number; floorPreflight: number };
+  const results = new Map<string, Figures[]>();
+  console.log(`\n${db}: ${rounds} rounds × ${requests} requests per load at 16 connections; ${os.availableParallelism()} cores; load average before ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, easelPath, barePath] of reads) {
+      const figures: Figures = {
+        easel: await cpuPerRequest(easelAt(easelPath), auth, easel.pid!, 200, requests),
+        bare: await cpuPerRequest(bareAt(barePath), {}, bare.pid!, 200, requests),
+        floor404: await cpuPerRequest(easelAt("/v1/bench/no-such-route"), {}, easel.pid!, 404, requests),
+        floorPreflight: await cpuPerRequest(easelAt(easelPath), {}, easel.pid!, 204, requests, "OPTIONS"),
+      };
+      results.set(name, [...(results.get(name) ?? []), figures]);
+    }
+    console.log(`round ${round + 1} done; load average ${os.loadavg()[0].toFixed(2)}`);
+  }
+  const ms = (x: number, width = 8) => `${x.toFixed(3)}`.padStart(width);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  console.log(`ms of server CPU per request; goal: Easel − floor − bare ≤ ${GOAL_MS} ms`);
+  console.log(`${"read".padEnd(30)} ${"round".padStart(5)} ${"Easel".padStart(8)} ${"bare".padStart(8)} ${"404".padStart(8)} ${"OPTIONS".padStart(8)} ${"− 404 − bare".padStart(12)} ${"− OPTIONS − bare".padStart(16)}`);
+  for (const [name, rows] of results) {
+    rows.forEach((r, i) => console.log(`${name.padEnd(30)} ${String(i + 1).padStart(5)} ${ms(r.easel)} ${ms(r.bare)} ${ms(r.floor404)} ${ms(r.floorPreflight)} ${ms(r.easel - r.floor404 - r.bare, 12)} ${ms(r.easel - r.floorPreflight - r.bare, 16)}`));
+    const by404 = median(rows.map((r) => r.easel - r.floor404 - r.bare));
+    const byPreflight = median(rows.map((r) => r.easel - r.floorPreflight - r.bare));
+    console.log(`${name.padEnd(30)} ${"median".padStart(5)} ${"".padStart(35)} ${ms(by404, 12)} ${ms(byPreflight, 16)}   ${by404 <= GOAL_MS ? "within" : "over"} the goal by the 404 floor, ${byPreflight <= GOAL_MS ? "within" : "over"} it by the preflight floor`);
+  }
+  console.log(`load average after ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  await stop(bare);
+  await stop(easel);
+  await scratch?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
 async function main() {
+  if (argv.includes("--goal")) return goalMain();
   if (argv.includes("--metrics")) return metricsMain();
   if (argv.includes("--workers")) return workersMain();
   const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)";
