@@ -60,8 +60,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Servers this run started (each in a process group of its own): killed if the run fails, so none holds its port for the next run. */
 const started = new Set<ChildProcess>();
 
+/** `--cpu-prof-server <dir>`: the Easel server writes a V8 CPU profile there when it stops (read with bench/jobs/profile-summary.ts). */
+const SERVER_PROFILE_DIR = argv.includes("--cpu-prof-server") ? path.resolve(argv[argv.indexOf("--cpu-prof-server") + 1]) : null;
+
 function startEasel(extra: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, SERVER_ENTRY), "-p", String(EASEL_PORT)], { cwd: root, env: { ...env, ...extra }, stdio: "ignore", detached: true });
+  const profile = SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${SERVER_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(root, SERVER_ENTRY), "-p", String(EASEL_PORT)], { cwd: root, env: { ...env, ...extra }, stdio: "ignore", detached: true });
   started.add(child);
   return child;
 }
