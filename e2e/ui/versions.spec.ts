@@ -126,3 +126,27 @@ test("edit details, keeping the previous state as a version", async ({ page, req
   const saved = await api.asset(asset.token);
   expect(saved).toMatchObject({ title: "Final title", tags: ["hero", "summer"], fields: { client: "ACME", shot: "12" }, head_version_number: 2 });
 });
+
+test("the details form stays disabled until the page is live, so nothing typed before is lost", async ({ page, request }) => {
+  const slug = seed.workspaces.s3;
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const asset = await api.upload(seed.files.image, { title: "Before hydration" });
+  // Hold the page's scripts back: the server's HTML, details filled in, is all there is.
+  let release = () => {};
+  const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await scriptsMayLoad;
+    await route.continue();
+  });
+  await page.goto(`/w/${slug}/assets/${asset.token}`, { waitUntil: "commit" });
+  const form = page.getByRole("form", { name: "Asset details" });
+  await expect(form.getByLabel("Title")).toHaveValue("Before hydration");
+  await expect(form.getByLabel("Title")).toBeDisabled();
+  await expect(form.getByRole("button", { name: "Save details" })).toBeDisabled();
+  release();
+  await expect(form.getByLabel("Title")).toBeEnabled();
+  await form.getByLabel("Title").fill("Typed once live");
+  await form.getByRole("button", { name: "Save details" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Typed once live" })).toBeVisible();
+  expect((await api.asset(asset.token)).title).toBe("Typed once live");
+});

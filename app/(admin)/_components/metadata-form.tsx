@@ -8,6 +8,7 @@ import { TextArea, TextField } from "@/app/_components/ui/field";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { fieldsToText, parseFields } from "@/lib/client/fields";
+import { useHydrated } from "@/lib/client/hydrated";
 import { keys } from "@/lib/client/queries";
 import type { Asset } from "@/lib/client/types";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
@@ -19,6 +20,7 @@ import { useWorkspaceRole } from "@/lib/client/workspace-role";
 export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: string; asset: Asset; versioning: boolean; onSaved: (notice: string) => void }) {
   const qc = useQueryClient();
   const canWrite = useWorkspaceRole().can("write");
+  const hydrated = useHydrated();
   const [title, setTitle] = useState(asset.title);
   const [description, setDescription] = useState(asset.description ?? "");
   const [text, setText] = useState(asset.text ?? "");
@@ -67,8 +69,10 @@ export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: strin
         save.mutate(body);
       }}
     >
-      {/* A viewer sees the details read-only: every field disabled and no save. */}
-      <fieldset disabled={!canWrite} className="space-y-3">
+      {/* A viewer sees the details read-only: every field disabled and no save. Disabled until
+          hydrated too: the page arrives with these fields filled, and typing before React has
+          attached its handlers would be lost (lib/client/hydrated.ts). */}
+      <fieldset disabled={!canWrite || !hydrated} className="space-y-3">
       <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} required />
       <TextArea label="Description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
       <TextArea label="Text" rows={3} value={text} onChange={(e) => setText(e.target.value)} hint="Searchable text, such as a transcript or alt text." />
@@ -87,7 +91,7 @@ export function MetadataForm({ slug, asset, versioning, onSaved }: { slug: strin
       {problem ? <Alert>{problem}</Alert> : null}
       {save.isError ? <Alert>{describeError(save.error)}</Alert> : null}
       {canWrite ? (
-        <Button type="submit" variant="primary" disabled={save.isPending}>
+        <Button type="submit" variant="primary" disabled={save.isPending || !hydrated}>
           {save.isPending ? "Saving…" : "Save details"}
         </Button>
       ) : null}
