@@ -1,9 +1,14 @@
 import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
-  // Native and WASM packages are loaded from node_modules at run time, never bundled.
+  // Native and WASM packages are loaded from node_modules at run time, never bundled. So is
+  // drizzle-orm: Next.js gives each route bundle a module graph of its own, but the database handle
+  // is opened once per process (lib/db/index.ts), so a bundled copy per route would mean that
+  // every route but the first maps rows with classes of another copy, where drizzle's `is()`
+  // misses its `instanceof` fast path and walks prototype chains for every column of every row.
   serverExternalPackages: [
     "@electric-sql/pglite",
+    "drizzle-orm",
     "postgres",
     "sharp",
     "@ffmpeg-installer/ffmpeg",

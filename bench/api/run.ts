@@ -36,7 +36,7 @@
  * counts the client address in the shared rate-limit table, one statement) and a CORS preflight
  * of the same route (answered by the handler with no database at all).
  *
- *   npm run build && DATABASE_URL=postgres://… npx tsx bench/api/run.ts --goal [--rounds 5] [--requests 20000]
+ *   npm run build && DATABASE_URL=postgres://… npx tsx bench/api/run.ts --goal [--rounds 5] [--requests 20000] [--read asset|versions|board]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -354,16 +354,20 @@ async function goalMain() {
   const auth = { authorization: `Bearer ${token}` };
   const easelAt = (p: string) => `http://127.0.0.1:${EASEL_PORT}${p}`;
   const bareAt = (p: string) => `http://127.0.0.1:${BARE_PORT}${p}`;
-  const reads = [
-    ["GET /v1/:slug/assets/:token", `/v1/bench/assets/${asset}`, `/asset/${asset}`],
-    ["GET …/assets/:token/versions", `/v1/bench/assets/${asset}/versions`, `/versions/${asset}`],
-    ["GET …/boards/:token/assets", `/v1/bench/boards/${board}/assets`, `/board-assets/${board}`],
-  ] as const;
+  // `--read asset|versions|board` measures one read only (with --cpu-prof-server, a profile of it alone).
+  const only = argv.includes("--read") ? argv[argv.indexOf("--read") + 1] : null;
+  const reads = (
+    [
+      ["asset", "GET /v1/:slug/assets/:token", `/v1/bench/assets/${asset}`, `/asset/${asset}`],
+      ["versions", "GET …/assets/:token/versions", `/v1/bench/assets/${asset}/versions`, `/versions/${asset}`],
+      ["board", "GET …/boards/:token/assets", `/v1/bench/boards/${board}/assets`, `/board-assets/${board}`],
+    ] as const
+  ).filter(([key]) => !only || key === only);
   type Figures = { easel: number; bare: number; floor404: number; floorPreflight: number };
   const results = new Map<string, Figures[]>();
   console.log(`\n${db}: ${rounds} rounds × ${requests} requests per load at 16 connections; ${os.availableParallelism()} cores; load average before ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   for (let round = 0; round < rounds; round++) {
-    for (const [name, easelPath, barePath] of reads) {
+    for (const [, name, easelPath, barePath] of reads) {
       const figures: Figures = {
         easel: await cpuPerRequest(easelAt(easelPath), auth, easel.pid!, 200, requests),
         bare: await cpuPerRequest(bareAt(barePath), {}, bare.pid!, 200, requests),
