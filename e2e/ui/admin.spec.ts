@@ -37,6 +37,24 @@ test("create an API token, see it once, use it, revoke it", async ({ page, reque
   expect((await after.json()).errors[0].extensions.code).toBe("unauthenticated");
 });
 
+test("the new-workspace form stays disabled until the page is live", async ({ page }) => {
+  // Hold the page's scripts back: the server's HTML is all there is, and typing into it would be lost.
+  let release = () => {};
+  const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await scriptsMayLoad;
+    await route.continue();
+  });
+  await page.goto("/workspaces", { waitUntil: "commit" });
+  const form = page.getByRole("form", { name: "Create a workspace" });
+  await expect(form.getByLabel("Slug")).toBeDisabled();
+  await expect(form.getByLabel("Storage")).toBeDisabled();
+  release();
+  await expect(form.getByLabel("Slug")).toBeEnabled();
+  await form.getByLabel("Slug").fill("typed-once-live");
+  await expect(form.getByRole("button", { name: "Create workspace" })).toBeEnabled();
+});
+
 test("create a workspace and change its plan and settings", async ({ page }, testInfo) => {
   await page.goto("/workspaces");
   const form = page.getByRole("form", { name: "Create a workspace" });

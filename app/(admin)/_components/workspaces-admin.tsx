@@ -11,6 +11,7 @@ import { SelectField, TextField } from "@/app/_components/ui/field";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
 import { PLAN_LABEL } from "@/lib/client/format";
+import { useHydrated } from "@/lib/client/hydrated";
 import { keys, workspacesQuery } from "@/lib/client/queries";
 import { reloadAfterWrite } from "@/lib/client/reload-after-write";
 import type { Plan, StorageKind } from "@/lib/client/types";
@@ -20,6 +21,7 @@ export function WorkspacesAdmin({ canCreate }: { canCreate: boolean }) {
   const qc = useQueryClient();
   const router = useRouter();
   const list = useQuery(workspacesQuery());
+  const hydrated = useHydrated();
   const [slug, setSlug] = useState("");
   const [name, setName] = useState("");
   const [plan, setPlan] = useState<Plan>("free");
@@ -64,6 +66,8 @@ export function WorkspacesAdmin({ canCreate }: { canCreate: boolean }) {
         }}
       >
         <h2 className="font-semibold">New workspace</h2>
+        {/* Server-rendered: disabled until hydrated, so nothing typed before is lost (lib/client/hydrated.ts). */}
+        <fieldset disabled={!hydrated} className="space-y-3">
         <TextField label="Slug" value={slug} onChange={(e) => setSlug(e.target.value)} required pattern="[a-z0-9\-]{2,64}" hint="2–64 lowercase letters, digits and “-”; used in API paths." />
         <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} />
         <SelectField label="Plan" value={plan} onChange={(e) => setPlan(e.target.value as Plan)}>
@@ -77,8 +81,9 @@ export function WorkspacesAdmin({ canCreate }: { canCreate: boolean }) {
           <option value="s3">S3</option>
           <option value="gcs">GCS</option>
         </SelectField>
+        </fieldset>
         {create.isError ? <Alert>{describeError(create.error)}</Alert> : null}
-        <Button type="submit" variant="primary" disabled={create.isPending || !slug.trim()}>
+        <Button type="submit" variant="primary" disabled={!hydrated || create.isPending || !slug.trim()}>
           Create workspace
         </Button>
       </form>
