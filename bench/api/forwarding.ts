@@ -13,6 +13,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { followLogLines } from "../../tests/helpers/child-process";
 import { api, builtAppDir, cli, freePort, scratchDatabase, startNode, stopNode, waitFor200 } from "../scale/cluster";
 
 const argv = process.argv.slice(2);
@@ -25,19 +26,7 @@ async function main() {
   const scratch = await scratchDatabase(process.env.DATABASE_URL, "bench_forwarding");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-forwarding-"));
   const node = startNode(builtAppDir(), { DATABASE_URL: scratch.url, EASEL_DATA_DIR: dataDir, EASEL_WORKERS: "2", EASEL_RATE_LIMIT_PER_MIN: "1000000", EASEL_JOBS_DISABLED: "1" }, await freePort());
-  const lines: Record<string, unknown>[] = [];
-  let partial = "";
-  node.child.stdout!.on("data", (d: Buffer) => {
-    const parts = (partial + d.toString()).split("\n");
-    partial = parts.pop()!;
-    for (const p of parts) {
-      try {
-        lines.push(JSON.parse(p));
-      } catch {
-        // a line that is not JSON (Next.js's own banner)
-      }
-    }
-  });
+  const lines = followLogLines(node.child);
   try {
     while (!lines.some((l) => l.msg === "all workers ready")) {
       if (node.child.exitCode !== null) throw new Error(`the server exited:\n${node.log()}`);

@@ -134,12 +134,12 @@ async function main() {
   // which every route's figure here includes too: "− floor" is the figure to set against the
   // goal's 0.15 ms, as "Easel − floor − bare" is over HTTP.
   const floorHandler = () => call(preflightRoute, `/v1/${ws.slug}/assets/${first.token}`, { slug: ws.slug, token: first.token }, 204, "OPTIONS");
+  const ms = (x: number, width: number) => `${x.toFixed(3)} ms`.padStart(width);
   for (const [name, easel, bareFn] of rows) {
     const e = await measure(CALLS, easel);
     const b = await measure(CALLS, bareFn);
     // Measured beside each route so that drift of a shared machine moves all three alike.
     const f = await measure(CALLS, floorHandler);
-    const ms = (x: number, width: number) => `${x.toFixed(3)} ms`.padStart(width);
     console.log(`${name.padEnd(32)} ${ms(e, 14)} ${ms(b, 9)} ${ms(f, 9)} ${ms(e - b, 13)} ${ms(e - b - f, 10)}`);
   }
   console.log(`load average after ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);

@@ -12,3 +12,17 @@ export async function hydrated(page: Page, selector: string) {
     return !!el && Object.keys(el).some((k) => k.startsWith("__reactProps$"));
   }, selector);
 }
+
+/**
+ * Holds the page's scripts back until the returned function is called: until then the server's
+ * HTML is all the page has, with no handlers attached (what a slow connection shows first).
+ */
+export async function holdScriptsBack(page: Page): Promise<() => void> {
+  let release = () => {};
+  const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await scriptsMayLoad;
+    await route.continue();
+  });
+  return release;
+}

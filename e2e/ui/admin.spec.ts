@@ -1,5 +1,6 @@
 import { apiClient } from "../support/api";
 import { baseURL, seed } from "../support/env";
+import { holdScriptsBack } from "../support/hydrated";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -38,13 +39,8 @@ test("create an API token, see it once, use it, revoke it", async ({ page, reque
 });
 
 test("the new-workspace form stays disabled until the page is live", async ({ page }) => {
-  // Hold the page's scripts back: the server's HTML is all there is, and typing into it would be lost.
-  let release = () => {};
-  const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
-  await page.route("**/_next/static/chunks/**", async (route) => {
-    await scriptsMayLoad;
-    await route.continue();
-  });
+  // The server's HTML is all there is until release(), and typing into it would be lost.
+  const release = await holdScriptsBack(page);
   await page.goto("/workspaces", { waitUntil: "commit" });
   const form = page.getByRole("form", { name: "Create a workspace" });
   await expect(form.getByLabel("Slug")).toBeDisabled();

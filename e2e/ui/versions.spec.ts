@@ -1,5 +1,6 @@
 import { apiClient, setServerClock } from "../support/api";
 import { seed } from "../support/env";
+import { holdScriptsBack } from "../support/hydrated";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -131,13 +132,8 @@ test("the details form stays disabled until the page is live, so nothing typed b
   const slug = seed.workspaces.s3;
   const api = apiClient(request, slug, seed.tokens.s3);
   const asset = await api.upload(seed.files.image, { title: "Before hydration" });
-  // Hold the page's scripts back: the server's HTML, details filled in, is all there is.
-  let release = () => {};
-  const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
-  await page.route("**/_next/static/chunks/**", async (route) => {
-    await scriptsMayLoad;
-    await route.continue();
-  });
+  // The server's HTML, details filled in, is all there is until release().
+  const release = await holdScriptsBack(page);
   await page.goto(`/w/${slug}/assets/${asset.token}`, { waitUntil: "commit" });
   const form = page.getByRole("form", { name: "Asset details" });
   await expect(form.getByLabel("Title")).toHaveValue("Before hydration");
