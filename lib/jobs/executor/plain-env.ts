@@ -1,9 +1,9 @@
 /**
- * The Inngest SDK reads the whole environment seven or eight times per call to the serve route
- * (every variable, each read a call into Node's native environment object): about 0.4 ms of a
- * call's CPU, as much as the call's own statements. Where the executor calls the route
- * in-process, the process swaps `process.env` for a plain object with the same names and values,
- * so those reads are ordinary property reads.
+ * The Inngest SDK looks up its own variables (about forty names) several times per call to the
+ * serve route, each read a call into Node's native environment object. (Unpatched, it listed the
+ * whole environment on every lookup; patches/inngest+4.24.0.patch makes it read only its names.)
+ * Where the executor calls the route in-process, the process swaps `process.env` for a plain
+ * object with the same names and values, so those reads are ordinary property reads.
  *
  * Safe here because Easel reads its settings once (lib/env.ts) and never changes the environment
  * at run time; child processes (ffmpeg) get `process.env` from JavaScript, copy or not. What
