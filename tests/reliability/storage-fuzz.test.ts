@@ -11,6 +11,7 @@ import * as s3Route from "../../app/storage/s3/[[...path]]/route";
 import { env } from "../../lib/env";
 import { embeddedGcsIdentity, embeddedS3Credentials } from "../../lib/objectstore/identity";
 import { useTestDeps } from "../helpers/deps";
+import { checksumOf, CHECKSUMS, frameSigned, frameUnsigned, SIGNED_TAMPERS, splitAt, streamSigning, wrongChecksum, type SignedTamper, type StreamSigning } from "./s3-fuzz-bodies";
 
 /**
  * Fuzzing the embedded object store's routes (app/storage/s3 and app/storage/gcs, in-process, with
@@ -27,13 +28,19 @@ import { useTestDeps } from "../helpers/deps";
  * copy ranges, UploadPartCopy, GET/HEAD ?partNumber=, server-side-encryption and checksum headers,
  * and aws-chunked bodies, well framed or broken (bad sizes, missing final chunk or trailer, wrong
  * trailing checksum, bytes after the end, bogus chunk signatures, declared lengths that lie).
+ * About a third of the S3 requests are targeted writes (planTargeted): right but for one thing, so
+ * that the store's own checks answer (x-amz-checksum-* of every algorithm right, wrong or not a
+ * digest; a signed sha256 over other bytes; unsigned-trailer and correctly signed streaming
+ * bodies, right or spoiled; conditional PUTs), each checked against the answer S3 gives.
  *
  * Checked for every answer: no 5xx (except S3's documented 501 NotImplemented for a sub-resource
  * it does not serve, counted apart); an error is in the protocol's own format (S3: an XML
  * <Error> with Code and Message; GCS XML API: the same shape; HEAD: no body); and a request that
  * was refused (status >= 400) changed no file of the store (every file's path, size and mtime,
  * temp files included). At the end the real multipart upload, after every refused Complete,
- * still completes.
+ * still completes; every targeted key and part holds what the last accepted write of it put there;
+ * and each refusal path and accepted form of the targeted writes was reached at least once (a
+ * coverage floor, so that a change to the generators cannot make them silently unreachable).
  */
 const RUNS = Number(process.env.EASEL_STORAGE_FUZZ_RUNS ?? 2000);
 const SEED = Number(process.env.EASEL_STORAGE_FUZZ_SEED ?? Date.now() % 1_000_000_000);
@@ -61,8 +68,9 @@ class NodeSha256 {
 let root: string;
 let signer: SignatureV4;
 let accessKeyId: string;
+let secretAccessKey: string;
 let gcs: Storage;
-const real = { uploadId: "", abortId: "", partEtag: "", session: "", objectKey: "a/existing.txt", mpKey: "mp/object.bin", gcsKey: "g/session.bin" };
+const real = { uploadId: "", abortId: "", partEtag: "", sumUploadId: "", session: "", objectKey: "a/existing.txt", mpKey: "mp/object.bin", gcsKey: "g/session.bin" };
 
 /**
  * Every file of the store: relative path → size and mtime. A resumable session's `data` file is
@@ -104,7 +112,17 @@ function diffFiles(a: Map<string, string>, b: Map<string, string>): string[] {
 
 const asBody = (b: string | Uint8Array | null | undefined): BodyInit | undefined => (b === null || b === undefined ? undefined : typeof b === "string" ? b : new Uint8Array(b));
 
-type Spec = { method: string; path: string; query: [string, string][]; headers: [string, string][]; body: Uint8Array | string | null; sha256?: boolean; payload?: string };
+type Spec = {
+  method: string;
+  path: string;
+  query: [string, string][];
+  headers: [string, string][];
+  body: Uint8Array | string | null;
+  sha256?: boolean;
+  payload?: string;
+  /** A signed streaming body: framed once the request is signed, from its signature (then kept in `body`). */
+  frame?: (signing: StreamSigning | null) => Uint8Array;
+};
 
 /** Percent-encodes a key the way S3 clients do (each segment, slashes kept). */
 const encodeKey = (key: string) => key.split("/").map((s) => encodeURIComponent(s)).join("/");
@@ -120,13 +138,15 @@ async function signS3(spec: Spec, opts: { presign?: boolean; date?: Date; expire
   const signed = opts.presign
     ? await signer.presign(request, { signingDate: opts.date, expiresIn: opts.expires ?? 900 })
     : await signer.sign(request, { signingDate: opts.date });
+  if (spec.frame) spec.body = spec.frame(streamSigning(secretAccessKey, "us-east-1", new Headers(signed.headers)));
   const qs = Object.entries(signed.query ?? {})
     .flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v as string]]))
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v ?? "")}`)
     .join("&");
   const h = new Headers();
   for (const [k, v] of Object.entries(signed.headers)) h.set(k, v);
-  return new Request(`${ORIGIN}${spec.path}${qs ? `?${qs}` : ""}`, { method: spec.method, headers: h, body: spec.method === "GET" || spec.method === "HEAD" ? undefined : asBody(body) });
+  const sent = spec.frame ? spec.body : body;
+  return new Request(`${ORIGIN}${spec.path}${qs ? `?${qs}` : ""}`, { method: spec.method, headers: h, body: spec.method === "GET" || spec.method === "HEAD" ? undefined : asBody(sent) });
 }
 
 const weirdKey = fc.oneof(
@@ -227,16 +247,171 @@ function isHeaderSafe(v: string): boolean {
   }
 }
 
+
+// ---------- targeted S3 writes: right except for the one thing a case spoils ----------
+
+/**
+ * Requests that pass authentication and framing so that the store's own checks are what answers:
+ * x-amz-checksum-* headers right or wrong (or not a digest at all), with the payload unsigned,
+ * signed, or signed over other bytes; aws-chunked bodies with an unsigned trailing checksum (right,
+ * wrong, missing, or not the one announced); SigV4-streaming bodies with valid chunk signatures,
+ * with or without a signed trailer, or spoiled after signing; conditional PUTs on an existing key
+ * and on new ones. Each names the answers S3 gives it (checked when the request is not otherwise
+ * tampered with). Objects go to keys of their own (`sum/<slot>.bin`, `cond/…`) and parts to an
+ * upload of their own, so no other operation's state is disturbed.
+ */
+type Target = { target: "put" | "part"; slot: number };
+const target = { target: fc.constantFrom<"put" | "part">("put", "part"), slot: fc.integer({ min: 0, max: 2 }) };
+const targetedData = fc.uint8Array({ maxLength: 3000 });
+const cuts = fc.array(fc.nat({ max: 3000 }), { maxLength: 3 });
+
+const checksumWrite = fc.record({
+  ...target,
+  algorithm: fc.constantFrom(...CHECKSUMS),
+  value: fc.oneof({ weight: 2, arbitrary: fc.constant("right" as const) }, { weight: 2, arbitrary: fc.constant("wrong" as const) }, { weight: 1, arbitrary: fc.constant("malformed" as const) }),
+  payload: fc.oneof({ weight: 2, arbitrary: fc.constant("unsigned" as const) }, { weight: 2, arbitrary: fc.constant("signed" as const) }, { weight: 1, arbitrary: fc.constant("mismatch" as const) }),
+  sdkHeader: fc.boolean(),
+  data: targetedData,
+});
+const chunkedTrailer = fc.record({ ...target, algorithm: fc.constantFrom(...CHECKSUMS), trailer: fc.constantFrom("right", "wrong", "missing", "unannounced"), cuts, data: targetedData });
+const chunkedSigned = fc.record({
+  ...target,
+  algorithm: fc.constantFrom(...CHECKSUMS),
+  withTrailer: fc.boolean(),
+  trailer: fc.constantFrom("right", "wrong"),
+  tamper: fc.oneof({ weight: 4, arbitrary: fc.constant<SignedTamper>("none") }, fc.constantFrom<SignedTamper>(...SIGNED_TAMPERS.filter((t) => t !== "none"))),
+  cuts,
+  data: fc.uint8Array({ minLength: 1, maxLength: 3000 }),
+});
+const condWrite = fc.record({ condition: fc.constantFrom("if-none-match-existing", "if-match-right", "if-match-wrong", "if-none-match-new", "if-match-missing"), data: fc.uint8Array({ maxLength: 200 }) });
+
+type TargetedCase =
+  | { op: "checksum-write"; c: typeof checksumWrite extends fc.Arbitrary<infer T> ? T : never }
+  | { op: "chunked-trailer"; c: typeof chunkedTrailer extends fc.Arbitrary<infer T> ? T : never }
+  | { op: "chunked-signed"; c: typeof chunkedSigned extends fc.Arbitrary<infer T> ? T : never }
+  | { op: "cond-write"; c: typeof condWrite extends fc.Arbitrary<infer T> ? T : never };
+
+/** A targeted request and the answers S3 gives it: [status, error code or "" for none]. */
+type Planned = { spec: Spec; variant: string; expect: [number, string][]; write?: { key: string; slot: number; target: "put" | "part" } };
+
+const TARGET_KEY = "sum/upload.bin";
+const sha256Hex = (bytes: Uint8Array | string) => crypto.createHash("sha256").update(bytes).digest("hex");
+let newKeys = 0;
+
+function targetRequest(t: Target): Pick<Spec, "path" | "query"> & { key: string } {
+  if (t.target === "put") return { path: `/storage/s3/easel/sum/${t.slot}.bin`, query: [], key: `sum/${t.slot}.bin` };
+  return { path: `/storage/s3/easel/${encodeKey(TARGET_KEY)}`, query: [["partNumber", String(t.slot + 1)], ["uploadId", real.sumUploadId]], key: TARGET_KEY };
+}
+
+const chunkedHeaders = (length: number, trailer: string | null): [string, string][] => [
+  ["content-encoding", "aws-chunked"],
+  ["x-amz-decoded-content-length", String(length)],
+  ...(trailer ? ([["x-amz-trailer", trailer]] as [string, string][]) : []),
+];
+
+async function planTargeted(t: TargetedCase): Promise<Planned> {
+  switch (t.op) {
+    case "checksum-write": {
+      const c = t.c;
+      const { path: p, query, key } = targetRequest(c);
+      const right = await checksumOf(c.algorithm, c.data);
+      const value = c.value === "right" ? right : c.value === "wrong" ? wrongChecksum(right) : c.data.length % 2 ? right.slice(2) : "not base64!";
+      const headers: [string, string][] = [[`x-amz-checksum-${c.algorithm}`, value]];
+      if (c.sdkHeader) headers.push(["x-amz-sdk-checksum-algorithm", c.algorithm.toUpperCase()]);
+      const payload = c.payload === "unsigned" ? "UNSIGNED-PAYLOAD" : sha256Hex(c.payload === "signed" ? c.data : Buffer.concat([c.data, Buffer.from("!")]));
+      // S3 checks the declared value's form before reading, then the signed sha256, then the checksum.
+      const expect: [number, string][] =
+        c.value === "malformed" ? [[400, "InvalidRequest"]] : c.payload === "mismatch" ? [[400, "XAmzContentSHA256Mismatch"]] : c.value === "wrong" ? [[400, "BadDigest"]] : [[200, ""]];
+      return { spec: { method: "PUT", path: p, query, headers, body: c.data, payload }, variant: `${c.algorithm} ${c.value} ${c.payload}`, expect, write: { key, slot: c.slot, target: c.target } };
+    }
+    case "chunked-trailer": {
+      const c = t.c;
+      const { path: p, query, key } = targetRequest(c);
+      const announced = `x-amz-checksum-${c.algorithm}`;
+      const sum = await checksumOf(c.algorithm, c.data);
+      const other = CHECKSUMS[(CHECKSUMS.indexOf(c.algorithm) + 1) % CHECKSUMS.length];
+      const trailers: [string, string][] =
+        c.trailer === "right" ? [[announced, sum]] : c.trailer === "wrong" ? [[announced, wrongChecksum(sum)]] : c.trailer === "missing" ? [] : [[`x-amz-checksum-${other}`, await checksumOf(other, c.data)]];
+      const expect: [number, string][] = c.trailer === "right" ? [[200, ""]] : c.trailer === "wrong" ? [[400, "BadDigest"]] : [[400, "MalformedTrailerError"]];
+      const body = frameUnsigned(splitAt(c.data, c.cuts), trailers);
+      const spec: Spec = { method: "PUT", path: p, query, headers: chunkedHeaders(c.data.length, announced), body, payload: "STREAMING-UNSIGNED-PAYLOAD-TRAILER" };
+      return { spec, variant: `${c.algorithm} ${c.trailer}`, expect, write: { key, slot: c.slot, target: c.target } };
+    }
+    case "chunked-signed": {
+      const c = t.c;
+      const { path: p, query, key } = targetRequest(c);
+      const announced = `x-amz-checksum-${c.algorithm}`;
+      const sum = await checksumOf(c.algorithm, c.data);
+      const trailers: [string, string][] | null = c.withTrailer ? [[announced, c.trailer === "right" ? sum : wrongChecksum(sum)]] : null;
+      const chunks = splitAt(c.data, c.cuts);
+      const tamper: SignedTamper = c.tamper === "trailer-signature" && !c.withTrailer ? "none" : c.tamper;
+      const expect: [number, string][] =
+        tamper === "none"
+          ? c.withTrailer && c.trailer === "wrong"
+            ? [[400, "BadDigest"]]
+            : [[200, ""]]
+          : tamper === "unsigned-chunk"
+            ? [[400, "InvalidRequest"], [403, "SignatureDoesNotMatch"]]
+            : [[403, "SignatureDoesNotMatch"]];
+      const spec: Spec = {
+        method: "PUT",
+        path: p,
+        query,
+        headers: chunkedHeaders(c.data.length, c.withTrailer ? announced : null),
+        body: null,
+        payload: c.withTrailer ? "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER" : "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+        // A presigned request (a tamper case) has no Authorization to chain from: its body is framed unsigned.
+        frame: (signing) => (signing ? frameSigned(chunks, signing, trailers, tamper) : frameUnsigned(chunks, trailers ?? [])),
+      };
+      return { spec, variant: `${c.withTrailer ? `trailer ${c.trailer}` : "no trailer"} ${tamper}`, expect, write: { key, slot: c.slot, target: c.target } };
+    }
+    case "cond-write": {
+      const c = t.c;
+      let etag = (await s3({ method: "HEAD", path: `/storage/s3/easel/${COND_KEY}`, query: [], headers: [], body: null })).headers.get("etag");
+      if (!etag) etag = (await s3({ method: "PUT", path: `/storage/s3/easel/${COND_KEY}`, query: [], headers: [], body: "conditional" })).headers.get("etag")!;
+      const fresh = `cond/new-${++newKeys}`;
+      const [key, condition, expect]: [string, [string, string], [number, string][]] =
+        c.condition === "if-none-match-existing"
+          ? [COND_KEY, ["if-none-match", "*"], [[412, "PreconditionFailed"]]]
+          : c.condition === "if-match-right"
+            ? [COND_KEY, ["if-match", etag], [[200, ""]]]
+            : c.condition === "if-match-wrong"
+              ? [COND_KEY, ["if-match", `"${"f".repeat(32)}"`], [[412, "PreconditionFailed"]]]
+              : c.condition === "if-none-match-new"
+                ? [fresh, ["if-none-match", "*"], [[200, ""]]]
+                : [fresh, ["if-match", etag], [[404, "NoSuchKey"]]];
+      return { spec: { method: "PUT", path: `/storage/s3/easel/${key}`, query: [], headers: [condition], body: c.data, sha256: true }, variant: c.condition, expect };
+    }
+  }
+}
+const COND_KEY = "cond/existing.txt";
+
 type Tamper = "none" | "signature" | "keyid" | "drop-auth" | "old-date" | "future-date" | "presign" | "presign-expired" | "presign-bad-expires" | "both" | "dup-auth" | "dup-date";
-const tamper = fc.oneof({ weight: 14, arbitrary: fc.constant<Tamper>("none") }, fc.constantFrom<Tamper>("signature", "keyid", "drop-auth", "old-date", "future-date", "presign", "presign-expired", "presign-bad-expires", "both", "dup-auth", "dup-date"));
+const tampered = fc.constantFrom<Tamper>("signature", "keyid", "drop-auth", "old-date", "future-date", "presign", "presign-expired", "presign-bad-expires", "both", "dup-auth", "dup-date");
+const tamper = fc.oneof({ weight: 14, arbitrary: fc.constant<Tamper>("none") }, tampered);
 
 const s3Spec = () =>
   fc
     .record({
-      op: fc.constantFrom(
-        "put", "get", "head", "delete", "create-mp", "upload-part", "list-parts", "complete", "abort", "delete-objects", "list", "acl", "copy", "other-method", "root",
-        "conditional-put", "get-part", "upload-part-copy", "chunked-put", "chunked-part",
+      op: fc.oneof(
+        {
+          weight: 20,
+          arbitrary: fc.constantFrom(
+            "put", "get", "head", "delete", "create-mp", "upload-part", "list-parts", "complete", "abort", "delete-objects", "list", "acl", "copy", "other-method", "root",
+            "conditional-put", "get-part", "upload-part-copy", "chunked-put", "chunked-part",
+          ),
+        },
+        { weight: 3, arbitrary: fc.constant("checksum-write") },
+        { weight: 3, arbitrary: fc.constant("chunked-trailer") },
+        { weight: 3, arbitrary: fc.constant("chunked-signed") },
+        { weight: 2, arbitrary: fc.constant("cond-write") },
       ),
+      checksumWrite,
+      chunkedTrailer,
+      chunkedSigned,
+      condWrite,
+      // Mostly untampered: these cases are about what the store checks once a request is authenticated.
+      targetedTamper: fc.oneof({ weight: 6, arbitrary: fc.constant<Tamper>("none") }, { weight: 1, arbitrary: tampered }),
       chunked: chunkedBody,
       condition: fc.tuple(fc.constantFrom("if-none-match", "if-match"), fc.constantFrom("*", '"ffffffffffffffffffffffffffffffff"', "", "W/\"x\"", '"5d41402abc4b2a76b9719d911017c592"')),
       bucket: bucketName,
@@ -322,7 +497,18 @@ const s3Spec = () =>
           spec.path = "/storage/s3/";
           break;
       }
-      return { spec, tamper: g.tamper, dups: g.dups, label: g.op };
+      const targeted: TargetedCase | null =
+        g.op === "checksum-write"
+          ? { op: g.op, c: g.checksumWrite }
+          : g.op === "chunked-trailer"
+            ? { op: g.op, c: g.chunkedTrailer }
+            : g.op === "chunked-signed"
+              ? { op: g.op, c: g.chunkedSigned }
+              : g.op === "cond-write"
+                ? { op: g.op, c: g.condWrite }
+                : null;
+      if (targeted) return { spec, tamper: g.targetedTamper, dups: [] as [string, string][], label: g.op, targeted };
+      return { spec, tamper: g.tamper, dups: g.dups, label: g.op, targeted };
     });
 
 async function buildS3(g: { spec: Spec; tamper: Tamper; dups: [string, string][] }): Promise<Request> {
@@ -474,7 +660,9 @@ const GCS_ERROR = /^<\?xml version="1\.0" encoding="UTF-8"\?>\s*<Error><Code>[A-
 
 type Tally = { requests: number; byStatus: Record<string, number>; byCode: Record<string, number>; rejected: number; notImplemented: number; failures: string[] };
 
-async function exercise(req: Request, handlers: Record<string, Handler>, errorFormat: RegExp, tally: Tally, label: string, okStatuses: number[]): Promise<number> {
+type Answer = { status: number; code: string; etag: string | null };
+
+async function exercise(req: Request, handlers: Record<string, Handler>, errorFormat: RegExp, tally: Tally, label: string, okStatuses: number[]): Promise<Answer> {
   const before = storeFiles();
   const method = req.method;
   const handler = handlers[method];
@@ -485,7 +673,7 @@ async function exercise(req: Request, handlers: Record<string, Handler>, errorFo
   tally.requests++;
   tally.byStatus[res.status] = (tally.byStatus[res.status] ?? 0) + 1;
   const where = `${label} ${method} ${req.url.slice(0, 160)}`;
-  if (!handler) return res.status; // Next answers 405 itself for a method the route does not export
+  if (!handler) return { status: res.status, code: "", etag: null }; // Next answers 405 itself for a method the route does not export
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
   if (code) tally.byCode[code] = (tally.byCode[code] ?? 0) + 1;
   // A HEAD answer has no body to name its code: its 501 is the same NotImplemented a GET would name
@@ -501,7 +689,7 @@ async function exercise(req: Request, handlers: Record<string, Handler>, errorFo
     const changed = diffFiles(before, storeFiles());
     if (changed.length) tally.failures.push(`${where} → ${res.status} ${code} changed files: ${changed.slice(0, 3).join("; ")}`);
   }
-  return res.status;
+  return { status: res.status, code: code ?? "", etag: res.headers.get("etag") };
 }
 
 const newTally = (): Tally => ({ requests: 0, byStatus: {}, byCode: {}, rejected: 0, notImplemented: 0, failures: [] });
@@ -520,6 +708,7 @@ beforeAll(async () => {
   root = path.join(env().dataDir, "objects");
   const creds = await embeddedS3Credentials(deps.db);
   accessKeyId = creds.accessKeyId;
+  secretAccessKey = creds.secretAccessKey;
   signer = new SignatureV4({ credentials: creds, region: "us-east-1", service: "s3", sha256: NodeSha256 as never, uriEscapePath: false, applyChecksum: false });
   const identity = await embeddedGcsIdentity(deps.db);
   gcs = new Storage({ projectId: "easel", apiEndpoint: ORIGIN, credentials: { client_email: identity.clientEmail, private_key: identity.privateKeyPem } });
@@ -532,6 +721,9 @@ beforeAll(async () => {
   real.abortId = /<UploadId>([^<]+)<\/UploadId>/.exec(other)![1];
   const part = await s3({ method: "PUT", path: `/storage/s3/easel/${real.mpKey}`, query: [["partNumber", "1"], ["uploadId", real.uploadId]], headers: [], body: "part one" });
   real.partEtag = part.headers.get("etag")!;
+  const sums = await (await s3({ method: "POST", path: `/storage/s3/easel/${TARGET_KEY}`, query: [["uploads", ""]], headers: [], body: null })).text();
+  real.sumUploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(sums)![1];
+  expect((await s3({ method: "PUT", path: `/storage/s3/easel/${COND_KEY}`, query: [], headers: [], body: "conditional" })).status).toBe(200);
   const start = await gcsHandlers.POST(new Request(await gcsSigned(real.gcsKey, "easel", "resumable", "none"), { method: "POST", headers: { "x-goog-resumable": "start" } }));
   expect(start.status).toBe(201);
   real.session = start.headers.get("location")!.replace(/^https?:\/\/[^/]+/, ORIGIN);
@@ -540,12 +732,27 @@ beforeAll(async () => {
 describe("fuzzing the embedded object store's routes", () => {
   it(`S3 (/storage/s3): no 5xx, S3 XML errors, a refused request changes no file`, async () => {
     const tally = newTally();
+    /** "<op> <variant> → <status> <code>" for the targeted writes, counted. */
+    const targetedOutcomes = new Map<string, number>();
+    /** "put <key>" / "part <n>" → the ETag of the last write of it the store accepted. */
+    const lastAccepted = new Map<string, string>();
     let completedBy: string | null = null;
     let deletedAfter = false;
     const started = Date.now();
     await fc.assert(
       fc.asyncProperty(s3Spec(), async (g) => {
-        const status = await exercise(await buildS3(g), s3Handlers, S3_ERROR, tally, g.label, []);
+        const planned = g.targeted ? await planTargeted(g.targeted) : null;
+        const spec = planned?.spec ?? g.spec;
+        const { status, code, etag } = await exercise(await buildS3({ spec, tamper: g.tamper, dups: g.dups }), s3Handlers, S3_ERROR, tally, g.label, []);
+        if (planned) {
+          const outcome = `${g.label} ${g.tamper === "none" ? planned.variant : `(request tampered: ${g.tamper})`} → ${status}${code ? ` ${code}` : ""}`;
+          targetedOutcomes.set(outcome, (targetedOutcomes.get(outcome) ?? 0) + 1);
+          if (g.tamper === "none" && !planned.expect.some(([s, c]) => s === status && c === code)) {
+            tally.failures.push(`${outcome}: S3 answers ${planned.expect.map(([s, c]) => `${s} ${c}`).join(" or ")} (seed ${SEED})`);
+          }
+          // What an accepted write left: a later refused one must not have replaced it.
+          if (status === 200 && planned.write) lastAccepted.set(`${planned.write.target} ${planned.write.target === "put" ? planned.write.key : planned.write.slot + 1}`, etag ?? "");
+        }
         // A generated Complete can be a valid one (CDATA around the right ETag, say): S3 accepts it too.
         if (g.label === "complete" && status === 200 && !completedBy) completedBy = String(g.spec.body).slice(0, 120);
         // Once completed, the object is an ordinary one that a later valid DeleteObject(s) may remove.
@@ -574,7 +781,39 @@ describe("fuzzing the embedded object store's routes", () => {
     console.log(
       `[storage-fuzz] s3 seed ${SEED}: ${tally.requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(tally.byStatus)}; ${tally.rejected} refused (files unchanged for all but ${tally.failures.filter((f) => f.includes("changed files")).length}); 501 NotImplemented ${tally.notImplemented}; failures ${tally.failures.length}; error codes ${JSON.stringify(tally.byCode)}; real upload completed afterwards: ${outcome}`,
     );
+    console.log(`[storage-fuzz] s3 seed ${SEED}: targeted writes:\n${[...targetedOutcomes].sort(([a], [b]) => (a < b ? -1 : 1)).map(([o, n]) => `  ${n} × ${o}`).join("\n")}`);
     expect(tally.failures.slice(0, 20)).toEqual([]);
+
+    // Every accepted targeted write is what the store holds now: no refused one replaced it.
+    const listedParts = await (await s3({ method: "GET", path: `/storage/s3/easel/${TARGET_KEY}`, query: [["uploadId", real.sumUploadId]], headers: [], body: null })).text();
+    for (const [what, etag] of lastAccepted) {
+      const [kind, name] = what.split(" ");
+      if (kind === "put") {
+        const head = await s3({ method: "HEAD", path: `/storage/s3/easel/${name}`, query: [], headers: [], body: null });
+        expect(head.headers.get("etag"), what).toBe(etag);
+      } else {
+        const listed = new RegExp(`<PartNumber>${name}</PartNumber>.*?<ETag>([^<]+)</ETag>`, "s").exec(listedParts)?.[1].replace(/&quot;/g, '"');
+        expect(listed, `${what} in ${listedParts}`).toBe(etag);
+      }
+    }
+
+    // Coverage floor: each refusal path and each accepted form was reached (counts above).
+    const count = (op: string, answer: RegExp) => [...targetedOutcomes].filter(([o]) => o.startsWith(`${op} `) && !o.includes("request tampered") && answer.test(o.split(" → ")[1])).reduce((n, [, k]) => n + k, 0);
+    const floor = {
+      "checksum header accepted": count("checksum-write", /^200$/),
+      "checksum header BadDigest": count("checksum-write", /^400 BadDigest$/),
+      "checksum header InvalidRequest": count("checksum-write", /^400 InvalidRequest$/),
+      "signed sha256 XAmzContentSHA256Mismatch": count("checksum-write", /^400 XAmzContentSHA256Mismatch$/),
+      "unsigned aws-chunked accepted": count("chunked-trailer", /^200$/),
+      "unsigned aws-chunked trailer BadDigest": count("chunked-trailer", /^400 BadDigest$/),
+      "unsigned aws-chunked MalformedTrailerError": count("chunked-trailer", /^400 MalformedTrailerError$/),
+      "signed aws-chunked accepted": count("chunked-signed", /^200$/),
+      "signed aws-chunked bad signature": count("chunked-signed", /^403 SignatureDoesNotMatch$/),
+      "signed aws-chunked trailer BadDigest": count("chunked-signed", /^400 BadDigest$/),
+      "conditional PUT accepted": count("cond-write", /^200$/),
+      "conditional PUT PreconditionFailed": count("cond-write", /^412 PreconditionFailed$/),
+    };
+    expect(Object.entries(floor).filter(([, n]) => n < 1), `reached: ${JSON.stringify(floor)}`).toEqual([]);
   }, 600_000);
 
   it(`GCS (/storage/gcs): no 5xx, GCS XML errors, a refused request changes no file`, async () => {
