@@ -60,7 +60,7 @@ export async function copyObject(call: S3Call): Promise<Response> {
   if (!opened) throw s3Errors.noSuchKey(source.key);
   let sum: ReturnType<typeof copyChecksum>;
   try {
-    checkCopySourceConditions(req, opened.record);
+    checkCopySourceConditions(req, opened.record, now);
     sum = copyChecksum(req, opened.record);
   } catch (err) {
     opened.stream.destroy();
@@ -92,7 +92,7 @@ export function parseCopySource(header: string): { bucket: string; key: string }
 }
 
 /** GET or HEAD /bucket/key, with Range or ?partNumber=, conditional headers and response-* overrides. */
-export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise<Response> {
+export async function getObject({ lay, req, url, bucket, key, now }: S3Call): Promise<Response> {
   const record = await headObject(lay, bucket, key);
   if (!record) throw s3Errors.noSuchKey(key);
   const part = url.searchParams.has("partNumber") ? partRange(req, url.searchParams.get("partNumber") ?? "", record) : undefined;
@@ -104,6 +104,7 @@ export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
     preconditionError: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412),
+    now,
   });
   // AWS SDKs skip validating a composite checksum ("-N") only when no other digest header is
   // present: a Content-MD5 beside it would have them check the composite value against the bytes.

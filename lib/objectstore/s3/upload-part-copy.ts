@@ -33,11 +33,11 @@ function copyRange(header: string | null, size: number): { start: number; end: n
  * record whose bytes are read: a source replaced between the look and the read is looked at again.
  */
 async function readSourceRange(call: S3Call, source: { bucket: string; key: string }, checksum: ChecksumAlgorithm | null) {
-  const { lay, req } = call;
+  const { lay, req, now } = call;
   for (let attempt = 0; attempt < 5; attempt++) {
     const record = await headObject(lay, source.bucket, source.key);
     if (!record) throw s3Errors.noSuchKey(source.key);
-    checkCopySourceConditions(req, record);
+    checkCopySourceConditions(req, record, now);
     const range = copyRange(req.headers.get("x-amz-copy-source-range"), record.size);
     const opened = await openObject(lay, source.bucket, source.key, range, record);
     if (!opened) throw s3Errors.noSuchKey(source.key);
