@@ -99,7 +99,7 @@ export async function getObject({ lay, req, url, bucket, key, now }: S3Call): Pr
   const checksumHeaders = servedChecksumHeaders(req, url, record);
   const response = await serveObject(req, url, record, {
     open: (range) => openObject(lay, bucket, key, range, record),
-    extraHeaders: { ...amzHeaders(record), ...checksumHeaders },
+    extraHeaders: { ...amzHeaders(record, part !== undefined), ...checksumHeaders },
     range: part,
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
@@ -112,11 +112,15 @@ export async function getObject({ lay, req, url, bucket, key, now }: S3Call): Pr
   return response;
 }
 
-function amzHeaders(record: ObjectRecord): Record<string, string> {
+/**
+ * `x-amz-meta-*`, and for a read of one part (`?partNumber=`) of a multipart object its part count:
+ * S3 sends `x-amz-mp-parts-count` only then, never on a whole-object GET or HEAD.
+ */
+function amzHeaders(record: ObjectRecord, onePart: boolean): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(record.userMetadata)) out[`x-amz-meta-${name}`] = mailSafe(value);
   const parts = /-(\d+)$/.exec(record.etag);
-  if (parts) out["x-amz-mp-parts-count"] = parts[1];
+  if (onePart && parts) out["x-amz-mp-parts-count"] = parts[1];
   return out;
 }
 

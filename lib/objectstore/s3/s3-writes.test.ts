@@ -333,6 +333,11 @@ describe("GET and HEAD ?partNumber=", () => {
     expect([head.ContentLength, head.PartsCount]).toEqual([4321, 2]);
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: "parts/object", PartNumber: 3 })))).toEqual({ name: "InvalidPartNumber", status: 416 });
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: "parts/object", PartNumber: 1, Range: "bytes=0-1" })))).toEqual({ name: "InvalidRequest", status: 400 });
+    // The part count comes only with a part: a whole-object GET or HEAD carries none, as on S3.
+    const whole = await s3.send(new GetObjectCommand({ Bucket: "easel", Key: "parts/object" }));
+    expect([whole.$metadata.httpStatusCode, whole.ETag?.endsWith('-2"'), whole.PartsCount]).toEqual([200, true, undefined]);
+    await whole.Body!.transformToByteArray();
+    expect((await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "parts/object" }))).PartsCount).toBeUndefined();
   });
 
   it("answers part 1 of an object uploaded whole with all of it", async () => {
