@@ -12,6 +12,7 @@ import { refuseCrossWorkspaceCopy } from "./copy-scope";
 import { S3Error, s3Errors } from "./errors";
 import { copyChecksum, keptChecksum, servedChecksumHeaders } from "./object-checksums";
 import { partRange } from "./part-number";
+import { storageClassNamed } from "./storage-class";
 import { checkCopySourceConditions, writeConditionOf } from "./write-conditions";
 
 export const quoted = (etag: string) => `"${etag}"`;
@@ -23,6 +24,7 @@ export const quoted = (etag: string) => `"${etag}"`;
  */
 export async function putObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, payload, now } = call;
+  storageClassNamed(req);
   const meta = objectMetadataFrom(req);
   const condition = writeConditionOf(req);
   if (condition) checkWriteCondition(key, await currentRecord(lay, bucket, key), condition);
@@ -39,7 +41,8 @@ export async function putObject(call: S3Call): Promise<Response> {
 /**
  * PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. The
  * source's conditions (`x-amz-copy-source-if-*`) are judged on the record that is then read, the
- * destination's (If-None-Match / If-Match) at the commit.
+ * destination's (If-None-Match / If-Match) at the commit. A copy onto itself rewrites the object
+ * (its bytes, metadata as directed, a checksum asked for) under a new Last-Modified.
  */
 export async function copyObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, now } = call;
@@ -47,8 +50,11 @@ export async function copyObject(call: S3Call): Promise<Response> {
   refuseCrossWorkspaceCopy(source, { bucket, key });
   const condition = writeConditionOf(req);
   const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
-  // Copying an object onto itself changes nothing unless its metadata is replaced; S3 refuses it.
-  if (source.bucket === bucket && source.key === key && !replace) {
+  const storageClass = storageClassNamed(req);
+  // Copying an object onto itself must change something S3 counts: its metadata (REPLACE) or its
+  // storage class (named, even as the class it has). A new checksum algorithm alone is not one of
+  // them, so S3 refuses that too; named with either, the copy computes it.
+  if (source.bucket === bucket && source.key === key && !replace && !storageClass) {
     throw new S3Error(
       "InvalidRequest",
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
