@@ -12,6 +12,8 @@ type ServeOptions = {
   preconditionError: () => Error;
   /** The bytes to answer (206) instead of any Range header: S3's `?partNumber=`. */
   range?: { start: number; end: number };
+  /** The store's clock: an If-Modified-Since after it is no date at all (evaluateConditions). */
+  now: Date;
 };
 
 /** Query parameters a signed GET may use to choose the response's headers (S3 and GCS share them). */
@@ -52,7 +54,7 @@ export async function serveObject(req: Request, url: URL, record: ObjectRecord, 
   const cacheControl = headers.get("cache-control");
   if (!cacheControl?.includes("no-transform")) headers.set("cache-control", cacheControl ? `${cacheControl}, no-transform` : "no-transform");
 
-  const verdict = evaluateConditions((name) => req.headers.get(name), record);
+  const verdict = evaluateConditions((name) => req.headers.get(name), record, opts.now);
   if (verdict === "precondition_failed") throw opts.preconditionError();
   if (verdict === "not_modified") {
     return new Response(null, { status: 304, headers: pick(headers, ["etag", "last-modified"]) });
@@ -94,9 +96,11 @@ type ConditionHeader = "if-match" | "if-none-match" | "if-modified-since" | "if-
 /**
  * RFC 7232's order: If-Match decides over If-Unmodified-Since, If-None-Match over
  * If-Modified-Since. `header` reads the condition (a GET's own headers, or a copy's
- * `x-amz-copy-source-if-*`).
+ * `x-amz-copy-source-if-*`). An If-Modified-Since later than `now` is not a valid date (RFC 7232
+ * §3.3) and is ignored, as S3 ignores it on GET, HEAD and copies: otherwise a client whose clock
+ * runs ahead would be told nothing changed, or have its copy refused.
  */
-export function evaluateConditions(header: (name: ConditionHeader) => string | null, record: ObjectRecord): "ok" | "precondition_failed" | "not_modified" {
+export function evaluateConditions(header: (name: ConditionHeader) => string | null, record: ObjectRecord, now: Date): "ok" | "precondition_failed" | "not_modified" {
   const modified = Math.floor(new Date(record.lastModified).getTime() / 1000) * 1000;
   const ifMatch = header("if-match");
   const ifNoneMatch = header("if-none-match");
@@ -105,6 +109,6 @@ export function evaluateConditions(header: (name: ConditionHeader) => string | n
   if (ifMatch !== null && !etagMatches(ifMatch, record.etag)) return "precondition_failed";
   if (ifMatch === null && !Number.isNaN(ifUnmodified) && modified > ifUnmodified) return "precondition_failed";
   if (ifNoneMatch !== null) return etagMatches(ifNoneMatch, record.etag) ? "not_modified" : "ok";
-  if (!Number.isNaN(ifModified) && modified <= ifModified) return "not_modified";
+  if (!Number.isNaN(ifModified) && ifModified <= now.getTime() && modified <= ifModified) return "not_modified";
   return "ok";
 }

@@ -143,6 +143,7 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
         onMissing: () => gcsErrors.noSuchKey(),
         rangeError: () => new GcsError("InvalidRange", "The requested range cannot be satisfied.", 416),
         preconditionError: () => new GcsError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold.", 412),
+        now,
       });
     }
     default:

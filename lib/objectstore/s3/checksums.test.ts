@@ -11,11 +11,13 @@ import {
   DeleteObjectsCommand,
   ListPartsCommand,
   UploadPartCommand,
+  UploadPartCopyCommand,
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
   S3Client,
   type ChecksumAlgorithm,
+  type CompletedPart,
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checksumOf, type ChecksumAlgorithm as Algorithm } from "../disk/checksum-algorithms";
@@ -260,6 +262,86 @@ describe("multipart uploads with a checksum", () => {
     const composite = `${(await raw("SHA256", Buffer.concat(await Promise.all(parts.map((p) => raw("SHA256", p)))))).toString("base64")}-2`;
     expect(shaDone).toMatchObject({ ChecksumSHA256: composite, ChecksumType: "COMPOSITE" });
     expect(md5Hex(await storedBytes(store.lay, "mp/sha256"))).toBe(md5Hex(Buffer.concat(parts)));
+  });
+
+  it("CRC32C COMPOSITE (Buffer parts, as headers) and FULL_OBJECT (stream parts, as aws-chunked trailers)", async () => {
+    const parts = partsOf();
+    const whole = Buffer.concat(parts);
+    const composite = await upload("mp/crc32c-composite", "CRC32C", undefined, parts);
+    expect(composite.created).toMatchObject({ ChecksumAlgorithm: "CRC32C", ChecksumType: "COMPOSITE" });
+    expect(sent.at(-1)).toMatchObject({ "x-amz-checksum-crc32c": await expectedSum("CRC32C", parts[1]) });
+    const compositeDone = await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "mp/crc32c-composite", UploadId: composite.created.UploadId, MultipartUpload: { Parts: composite.uploaded } }),
+    );
+    const expected = `${(await raw("CRC32C", Buffer.concat(await Promise.all(parts.map((p) => raw("CRC32C", p)))))).toString("base64")}-2`;
+    expect(compositeDone).toMatchObject({ ChecksumCRC32C: expected, ChecksumType: "COMPOSITE" });
+    expect(await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "mp/crc32c-composite", ChecksumMode: "ENABLED" }))).toMatchObject({ ChecksumCRC32C: expected, ChecksumType: "COMPOSITE" });
+    expect(md5Hex(await storedBytes(store.lay, "mp/crc32c-composite"))).toBe(md5Hex(whole));
+
+    const full = await upload("mp/crc32c-full", "CRC32C", "FULL_OBJECT", parts, true);
+    expect(sent.at(-1)).toMatchObject({ "x-amz-trailer": "x-amz-checksum-crc32c", "x-amz-content-sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER" });
+    const fullDone = await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "mp/crc32c-full", UploadId: full.created.UploadId, MultipartUpload: { Parts: full.uploaded }, ChecksumType: "FULL_OBJECT" }),
+    );
+    expect(fullDone).toMatchObject({ ChecksumCRC32C: await expectedSum("CRC32C", whole), ChecksumType: "FULL_OBJECT" });
+    // GetObject at its defaults validates a full-object CRC32C against the bytes it reads.
+    const got = await s3.send(new GetObjectCommand({ Bucket: "easel", Key: "mp/crc32c-full" }));
+    expect(got).toMatchObject({ ChecksumCRC32C: await expectedSum("CRC32C", whole), ChecksumType: "FULL_OBJECT" });
+    expect(md5Hex(await readAll(got.Body))).toBe(md5Hex(whole));
+  });
+
+  describe("UploadPartCopy into an upload with a checksum algorithm", () => {
+    const source = crypto.randomBytes(7 * MiB + 321);
+    const firstRange = source.subarray(0, 5 * MiB);
+    const tail = crypto.randomBytes(MiB + 7);
+
+    beforeAll(async () => {
+      await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "mp/copy-source", Body: source }));
+    });
+
+    /** Part 1 copied from a range of the source, part 2 uploaded: the parts as Complete names them. */
+    async function copiedThenUploaded(key: string, algorithm: ChecksumAlgorithm, type?: "COMPOSITE" | "FULL_OBJECT") {
+      const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: "easel", Key: key, ChecksumAlgorithm: algorithm, ChecksumType: type }));
+      const copied = await s3.send(new UploadPartCopyCommand({ Bucket: "easel", Key: key, UploadId, PartNumber: 1, CopySource: "easel/mp/copy-source", CopySourceRange: `bytes=0-${5 * MiB - 1}` }));
+      expect(copied.CopyPartResult?.ETag).toBe(`"${md5Hex(firstRange)}"`);
+      expect(copied.CopyPartResult?.[field(algorithm)]).toBe(await expectedSum(algorithm, firstRange));
+      const uploaded = await s3.send(new UploadPartCommand({ Bucket: "easel", Key: key, UploadId, PartNumber: 2, Body: tail, ChecksumAlgorithm: algorithm }));
+      const listed = await s3.send(new ListPartsCommand({ Bucket: "easel", Key: key, UploadId }));
+      expect(listed.Parts?.map((p) => p[field(algorithm)])).toEqual([copied.CopyPartResult?.[field(algorithm)], uploaded[field(algorithm)]]);
+      const parts: CompletedPart[] = [
+        { PartNumber: 1, ETag: copied.CopyPartResult?.ETag, [field(algorithm)]: copied.CopyPartResult?.[field(algorithm)] },
+        { PartNumber: 2, ETag: uploaded.ETag, [field(algorithm)]: uploaded[field(algorithm)] },
+      ];
+      return { UploadId, parts };
+    }
+
+    it("COMPOSITE: the copied part's checksum is computed and answered, and the object keeps its -N checksum on Complete, HEAD and GET", async () => {
+      const { UploadId, parts } = await copiedThenUploaded("mp/copied-composite", "CRC32C");
+      const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "mp/copied-composite", UploadId, MultipartUpload: { Parts: parts } }));
+      const expected = `${(await raw("CRC32C", Buffer.concat([await raw("CRC32C", firstRange), await raw("CRC32C", tail)]))).toString("base64")}-2`;
+      expect(done).toMatchObject({ ChecksumCRC32C: expected, ChecksumType: "COMPOSITE" });
+      expect(await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "mp/copied-composite", ChecksumMode: "ENABLED" }))).toMatchObject({ ChecksumCRC32C: expected, ChecksumType: "COMPOSITE" });
+      const got = await s3.send(new GetObjectCommand({ Bucket: "easel", Key: "mp/copied-composite", ChecksumMode: "ENABLED" }));
+      expect(got).toMatchObject({ ChecksumCRC32C: expected, ChecksumType: "COMPOSITE" });
+      expect(md5Hex(await readAll(got.Body))).toBe(md5Hex(Buffer.concat([firstRange, tail])));
+    });
+
+    it("a completion naming the copied part with another checksum is refused (400 InvalidPart)", async () => {
+      const { UploadId, parts } = await copiedThenUploaded("mp/copied-wrong", "SHA256");
+      parts[0] = { ...parts[0], ChecksumSHA256: await expectedSum("SHA256", Buffer.from("other")) };
+      expect(await s3Failure(s3.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "mp/copied-wrong", UploadId, MultipartUpload: { Parts: parts } })))).toMatchObject({
+        name: "InvalidPart",
+        status: 400,
+      });
+      expect(await headObject(store.lay, "easel", "mp/copied-wrong")).toBeNull();
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: "easel", Key: "mp/copied-wrong", UploadId }));
+    });
+
+    it("FULL_OBJECT: the object's CRC covers the copied bytes too", async () => {
+      const { UploadId, parts } = await copiedThenUploaded("mp/copied-full", "CRC64NVME");
+      const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "mp/copied-full", UploadId, MultipartUpload: { Parts: parts } }));
+      expect(done).toMatchObject({ ChecksumCRC64NVME: await expectedSum("CRC64NVME", Buffer.concat([firstRange, tail])), ChecksumType: "FULL_OBJECT" });
+    });
   });
 
   it("refuses algorithm and type combinations S3 does not make", async () => {

@@ -24,6 +24,7 @@ import { S3Error, s3Errors } from "./errors";
 import { completionChecksumFrom, uploadChecksumFrom, uploadChecksumHeaders } from "./multipart-checksums";
 import { keptChecksum } from "./object-checksums";
 import { quoted } from "./object-ops";
+import { storageClassNamed } from "./storage-class";
 import { writeConditionOf } from "./write-conditions";
 
 const xml = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "application/xml" } });
@@ -37,6 +38,7 @@ export async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
 /** POST /bucket/key?uploads */
 export async function createMultipartUpload(call: S3Call): Promise<Response> {
   sweepSoon(call.lay);
+  storageClassNamed(call.req);
   const checksum = uploadChecksumFrom(call.req);
   const upload = await createUpload(call.lay, { bucket: call.bucket, key: call.key, ...objectMetadataFrom(call.req), ...(checksum ? { checksum } : {}) }, call.now);
   const response = xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));

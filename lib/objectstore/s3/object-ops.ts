@@ -12,6 +12,7 @@ import { refuseCrossWorkspaceCopy } from "./copy-scope";
 import { S3Error, s3Errors } from "./errors";
 import { copyChecksum, keptChecksum, servedChecksumHeaders } from "./object-checksums";
 import { partRange } from "./part-number";
+import { storageClassNamed } from "./storage-class";
 import { checkCopySourceConditions, writeConditionOf } from "./write-conditions";
 
 export const quoted = (etag: string) => `"${etag}"`;
@@ -23,6 +24,7 @@ export const quoted = (etag: string) => `"${etag}"`;
  */
 export async function putObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, payload, now } = call;
+  storageClassNamed(req);
   const meta = objectMetadataFrom(req);
   const condition = writeConditionOf(req);
   if (condition) checkWriteCondition(key, await currentRecord(lay, bucket, key), condition);
@@ -39,7 +41,8 @@ export async function putObject(call: S3Call): Promise<Response> {
 /**
  * PUT /bucket/key with x-amz-copy-source: a server-side copy, streamed like an upload. The
  * source's conditions (`x-amz-copy-source-if-*`) are judged on the record that is then read, the
- * destination's (If-None-Match / If-Match) at the commit.
+ * destination's (If-None-Match / If-Match) at the commit. A copy onto itself rewrites the object
+ * (its bytes, metadata as directed, a checksum asked for) under a new Last-Modified.
  */
 export async function copyObject(call: S3Call): Promise<Response> {
   const { lay, req, bucket, key, now } = call;
@@ -47,8 +50,11 @@ export async function copyObject(call: S3Call): Promise<Response> {
   refuseCrossWorkspaceCopy(source, { bucket, key });
   const condition = writeConditionOf(req);
   const replace = req.headers.get("x-amz-metadata-directive") === "REPLACE";
-  // Copying an object onto itself changes nothing unless its metadata is replaced; S3 refuses it.
-  if (source.bucket === bucket && source.key === key && !replace) {
+  const storageClass = storageClassNamed(req);
+  // Copying an object onto itself must change something S3 counts: its metadata (REPLACE) or its
+  // storage class (named, even as the class it has). A new checksum algorithm alone is not one of
+  // them, so S3 refuses that too; named with either, the copy computes it.
+  if (source.bucket === bucket && source.key === key && !replace && !storageClass) {
     throw new S3Error(
       "InvalidRequest",
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
@@ -60,7 +66,7 @@ export async function copyObject(call: S3Call): Promise<Response> {
   if (!opened) throw s3Errors.noSuchKey(source.key);
   let sum: ReturnType<typeof copyChecksum>;
   try {
-    checkCopySourceConditions(req, opened.record);
+    checkCopySourceConditions(req, opened.record, now);
     sum = copyChecksum(req, opened.record);
   } catch (err) {
     opened.stream.destroy();
@@ -92,18 +98,19 @@ export function parseCopySource(header: string): { bucket: string; key: string }
 }
 
 /** GET or HEAD /bucket/key, with Range or ?partNumber=, conditional headers and response-* overrides. */
-export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise<Response> {
+export async function getObject({ lay, req, url, bucket, key, now }: S3Call): Promise<Response> {
   const record = await headObject(lay, bucket, key);
   if (!record) throw s3Errors.noSuchKey(key);
   const part = url.searchParams.has("partNumber") ? partRange(req, url.searchParams.get("partNumber") ?? "", record) : undefined;
   const checksumHeaders = servedChecksumHeaders(req, url, record);
   const response = await serveObject(req, url, record, {
     open: (range) => openObject(lay, bucket, key, range, record),
-    extraHeaders: { ...amzHeaders(record), ...checksumHeaders },
+    extraHeaders: { ...amzHeaders(record, part !== undefined), ...checksumHeaders },
     range: part,
     onMissing: () => s3Errors.noSuchKey(key),
     rangeError: (size) => new S3Error("InvalidRange", "The requested range is not satisfiable", 416, { ActualObjectSize: String(size) }),
     preconditionError: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412),
+    now,
   });
   // AWS SDKs skip validating a composite checksum ("-N") only when no other digest header is
   // present: a Content-MD5 beside it would have them check the composite value against the bytes.
@@ -111,11 +118,15 @@ export async function getObject({ lay, req, url, bucket, key }: S3Call): Promise
   return response;
 }
 
-function amzHeaders(record: ObjectRecord): Record<string, string> {
+/**
+ * `x-amz-meta-*`, and for a read of one part (`?partNumber=`) of a multipart object its part count:
+ * S3 sends `x-amz-mp-parts-count` only then, never on a whole-object GET or HEAD.
+ */
+function amzHeaders(record: ObjectRecord, onePart: boolean): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(record.userMetadata)) out[`x-amz-meta-${name}`] = mailSafe(value);
   const parts = /-(\d+)$/.exec(record.etag);
-  if (parts) out["x-amz-mp-parts-count"] = parts[1];
+  if (onePart && parts) out["x-amz-mp-parts-count"] = parts[1];
   return out;
 }
 

@@ -25,6 +25,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checksumOf } from "../disk/checksum-algorithms";
 import { md5Hex, movableClock, startS3Store, tempDir, tmpLeftovers, type StoreServer } from "../testing/fixtures";
 
 // The embedded store's S3 endpoint, driven by the real AWS SDK (and by raw HTTP where a client
@@ -161,6 +162,48 @@ describe("objects", () => {
     await s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/self", CopySource: "easel/copy/self", MetadataDirective: "REPLACE", ContentType: "text/x-other", Metadata: { b: "2" } }));
     const after = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self" }));
     expect(after).toMatchObject({ ETag: before.ETag, ContentType: "text/x-other", Metadata: { b: "2" }, ContentLength: 10 });
+  });
+
+  it("copies an object onto itself when the request names a storage class (even its own, as on S3), keeping its metadata", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "copy/self-class", Body: "class bytes", ContentType: "text/plain", Metadata: { a: "1" } }));
+    const before = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self-class" }));
+    clock.advance(5_000);
+    try {
+      const copied = await s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/self-class", CopySource: "easel/copy/self-class", StorageClass: "STANDARD" }));
+      expect(copied.CopyObjectResult?.ETag).toBe(before.ETag);
+    } finally {
+      clock.advance(-5_000);
+    }
+    const after = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self-class" }));
+    expect(after).toMatchObject({ ETag: before.ETag, ContentType: "text/plain", Metadata: { a: "1" }, ContentLength: 11 });
+    expect(after.LastModified!.getTime()).toBeGreaterThan(before.LastModified!.getTime());
+  });
+
+  it("a new checksum algorithm alone does not make a copy onto itself legal (400); with a storage class named, the copy computes it", async () => {
+    const bytes = Buffer.from("checksum me in place");
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "copy/self-sum", Body: bytes }));
+    const copy = (extra: { StorageClass?: "STANDARD" }) =>
+      s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "copy/self-sum", CopySource: "easel/copy/self-sum", ChecksumAlgorithm: "CRC32C", ...extra }));
+    expect(await s3Failure(copy({}))).toEqual({ name: "InvalidRequest", status: 400 });
+    expect((await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self-sum", ChecksumMode: "ENABLED" }))).ChecksumCRC32C).toBeUndefined();
+    const expected = (await checksumOf("crc32c", bytes)).toString("base64");
+    expect((await copy({ StorageClass: "STANDARD" })).CopyObjectResult?.ChecksumCRC32C).toBe(expected);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "copy/self-sum", ChecksumMode: "ENABLED" }))).ChecksumCRC32C).toBe(expected);
+  });
+
+  it("keeps every object STANDARD: another storage class is refused (400 InvalidStorageClass) on PutObject, CopyObject and CreateMultipartUpload, changing nothing", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: "easel", Key: "class/kept", Body: "kept", StorageClass: "STANDARD" }));
+    const before = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "class/kept" }));
+    const refused = { name: "InvalidStorageClass", status: 400 };
+    expect(await s3Failure(s3.send(new PutObjectCommand({ Bucket: "easel", Key: "class/cold", Body: "cold", StorageClass: "GLACIER" })))).toEqual(refused);
+    expect(await s3Failure(s3.send(new PutObjectCommand({ Bucket: "easel", Key: "class/kept", Body: "other", StorageClass: "STANDARD_IA" })))).toEqual(refused);
+    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "class/kept", CopySource: "easel/class/kept", StorageClass: "DEEP_ARCHIVE" })))).toEqual(refused);
+    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "class/copy", CopySource: "easel/class/kept", StorageClass: "ONEZONE_IA" })))).toEqual(refused);
+    expect(await s3Failure(s3.send(new CreateMultipartUploadCommand({ Bucket: "easel", Key: "class/mpu", StorageClass: "INTELLIGENT_TIERING" })))).toEqual(refused);
+    for (const Key of ["class/cold", "class/copy"]) expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key })))).toMatchObject({ status: 404 });
+    expect(await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "class/kept" }))).toMatchObject({ ETag: before.ETag, LastModified: before.LastModified });
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: "easel", Prefix: "class/" }))).Uploads ?? []).toEqual([]);
+    expect(tmpLeftovers(store.lay)).toEqual([]);
   });
 
   it("answers max-keys=0 with an empty, untruncated listing (v1 and v2)", async () => {

@@ -7,6 +7,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -49,6 +50,25 @@ async function openUpload(key: string, tail = 1024) {
     parts.push({ PartNumber: i + 1, ETag });
   }
   return { UploadId: UploadId!, parts, bytes: Buffer.concat(bodies) };
+}
+
+type CopySourceConditions = { CopySourceIfMatch?: string; CopySourceIfNoneMatch?: string; CopySourceIfModifiedSince?: Date; CopySourceIfUnmodifiedSince?: Date };
+
+/**
+ * Each `x-amz-copy-source-if-*` on its own, as [header, holding, failing] for the object at `key`:
+ * the dates are its Last-Modified (whole seconds) and the second before it, both in the past.
+ */
+async function copySourceCases(key: string): Promise<[string, CopySourceConditions, CopySourceConditions][]> {
+  const head = await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: key }));
+  const at = head.LastModified!;
+  const before = new Date(at.getTime() - 1000);
+  const otherEtag = '"ffffffffffffffffffffffffffffffff"';
+  return [
+    ["if-match", { CopySourceIfMatch: head.ETag }, { CopySourceIfMatch: otherEtag }],
+    ["if-none-match", { CopySourceIfNoneMatch: otherEtag }, { CopySourceIfNoneMatch: head.ETag }],
+    ["if-unmodified-since", { CopySourceIfUnmodifiedSince: at }, { CopySourceIfUnmodifiedSince: before }],
+    ["if-modified-since", { CopySourceIfModifiedSince: before }, { CopySourceIfModifiedSince: at }],
+  ];
 }
 
 beforeAll(async () => {
@@ -124,23 +144,71 @@ describe("conditional writes", () => {
     expect((await bytesOf("cond/mpu")).equals(upload.bytes)).toBe(true);
   });
 
-  it("CopyObject judges x-amz-copy-source-if-* on the source and If-None-Match on the destination", async () => {
+  it("CompleteMultipartUpload with If-None-Match: * on a free key completes (200)", async () => {
+    const upload = await openUpload("cond/mpu-free");
+    const done = await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "cond/mpu-free", UploadId: upload.UploadId, MultipartUpload: { Parts: upload.parts }, IfNoneMatch: "*" }),
+    );
+    expect(done.$metadata.httpStatusCode).toBe(200);
+    expect((await bytesOf("cond/mpu-free")).equals(upload.bytes)).toBe(true);
+  });
+
+  it("CompleteMultipartUpload with If-Match on a key holding nothing is 404 NoSuchKey, as S3 answers, and the upload stays whole", async () => {
+    const upload = await openUpload("cond/mpu-missing");
+    const complete = (extra: { IfMatch?: string }) =>
+      s3.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: "cond/mpu-missing", UploadId: upload.UploadId, MultipartUpload: { Parts: upload.parts }, ...extra }));
+    expect(await s3Failure(complete({ IfMatch: '"0123456789abcdef0123456789abcdef"' }))).toEqual({ name: "NoSuchKey", status: 404 });
+    expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "cond/mpu-missing" })))).toMatchObject({ status: 404 });
+    await complete({});
+    expect((await bytesOf("cond/mpu-missing")).equals(upload.bytes)).toBe(true);
+  });
+
+  it("CopyObject's destination If-Match: 412 on another ETag, 404 on a free key, 200 on its ETag", async () => {
+    await put("cond/copy-from", "new bytes");
+    await put("cond/copy-over", "old bytes");
+    const copy = (Key: string, IfMatch: string) => s3.send(new CopyObjectCommand({ Bucket: "easel", Key, CopySource: "easel/cond/copy-from", IfMatch }));
+    expect(await s3Failure(copy("cond/copy-over", '"ffffffffffffffffffffffffffffffff"'))).toEqual({ name: "PreconditionFailed", status: 412 });
+    expect((await bytesOf("cond/copy-over")).toString()).toBe("old bytes");
+    expect(await s3Failure(copy("cond/copy-nowhere", await etagOf("cond/copy-over")))).toEqual({ name: "NoSuchKey", status: 404 });
+    expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "cond/copy-nowhere" })))).toMatchObject({ status: 404 });
+    expect((await copy("cond/copy-over", await etagOf("cond/copy-over"))).$metadata.httpStatusCode).toBe(200);
+    expect((await bytesOf("cond/copy-over")).toString()).toBe("new bytes");
+  });
+
+  it("CopyObject's destination If-None-Match: *: 200 on a free key, 412 once it holds an object", async () => {
+    await put("cond/copy-once-from", "copied once");
+    const copy = () => s3.send(new CopyObjectCommand({ Bucket: "easel", Key: "cond/copy-once", CopySource: "easel/cond/copy-once-from", IfNoneMatch: "*" }));
+    expect((await copy()).$metadata.httpStatusCode).toBe(200);
+    await put("cond/copy-once-from", "copied twice");
+    expect(await s3Failure(copy())).toEqual({ name: "PreconditionFailed", status: 412 });
+    expect((await bytesOf("cond/copy-once")).toString()).toBe("copied once");
+  });
+
+  it("CopyObject judges each x-amz-copy-source-if-* on its own: 200 when it holds, 412 when it fails", async () => {
     await put("cond/src", "source bytes");
-    const srcEtag = await etagOf("cond/src");
-    const copy = (Key: string, extra: Partial<ConstructorParameters<typeof CopyObjectCommand>[0]>) =>
-      s3.send(new CopyObjectCommand({ Bucket: "easel", Key, CopySource: "easel/cond/src", ...extra }));
+    for (const [name, holds, fails] of await copySourceCases("cond/src")) {
+      const key = `cond/dst-${name}`;
+      const copy = (conditions: CopySourceConditions) => s3.send(new CopyObjectCommand({ Bucket: "easel", Key: key, CopySource: "easel/cond/src", ...conditions }));
+      expect({ name, failure: await s3Failure(copy(fails)) }).toEqual({ name, failure: { name: "PreconditionFailed", status: 412 } });
+      expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: key })))).toMatchObject({ status: 404 });
+      expect({ name, status: (await copy(holds)).$metadata.httpStatusCode }).toEqual({ name, status: 200 });
+      expect((await bytesOf(key)).toString()).toBe("source bytes");
+    }
+  });
+
+  it("CopyObject follows S3's documented pairs, and ignores an If-Modified-Since in the future as S3 does", async () => {
+    await put("cond/pair-src", "pair bytes");
+    const srcEtag = await etagOf("cond/pair-src");
+    const copy = (Key: string, extra: CopySourceConditions) => s3.send(new CopyObjectCommand({ Bucket: "easel", Key, CopySource: "easel/cond/pair-src", ...extra }));
     const past = new Date(Date.now() - 3600_000);
-    const future = new Date(Date.now() + 3600_000);
-    expect(await s3Failure(copy("cond/dst-1", { CopySourceIfMatch: '"ffffffffffffffffffffffffffffffff"' }))).toEqual({ name: "PreconditionFailed", status: 412 });
-    expect(await s3Failure(copy("cond/dst-1", { CopySourceIfNoneMatch: srcEtag }))).toEqual({ name: "PreconditionFailed", status: 412 });
-    expect(await s3Failure(copy("cond/dst-1", { CopySourceIfModifiedSince: future }))).toEqual({ name: "PreconditionFailed", status: 412 });
-    expect(await s3Failure(copy("cond/dst-1", { CopySourceIfUnmodifiedSince: past }))).toEqual({ name: "PreconditionFailed", status: 412 });
-    expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "cond/dst-1" })))).toMatchObject({ status: 404 });
-    // S3's documented pair: If-Match true and If-Unmodified-Since false copies.
-    expect((await copy("cond/dst-1", { CopySourceIfMatch: srcEtag, CopySourceIfUnmodifiedSince: past })).$metadata.httpStatusCode).toBe(200);
-    expect((await copy("cond/dst-2", { CopySourceIfNoneMatch: '"ffffffffffffffffffffffffffffffff"', CopySourceIfModifiedSince: past })).$metadata.httpStatusCode).toBe(200);
-    expect(await s3Failure(copy("cond/dst-1", { IfNoneMatch: "*" }))).toEqual({ name: "PreconditionFailed", status: 412 });
-    expect((await bytesOf("cond/dst-2")).toString()).toBe("source bytes");
+    // If-Match true and If-Unmodified-Since false copies; If-None-Match false and If-Modified-Since true is 412.
+    expect((await copy("cond/pair-1", { CopySourceIfMatch: srcEtag, CopySourceIfUnmodifiedSince: past })).$metadata.httpStatusCode).toBe(200);
+    expect(await s3Failure(copy("cond/pair-2", { CopySourceIfNoneMatch: srcEtag, CopySourceIfModifiedSince: past }))).toEqual({ name: "PreconditionFailed", status: 412 });
+    expect((await copy("cond/pair-2", { CopySourceIfModifiedSince: new Date(clock().getTime() + 86_400_000) })).$metadata.httpStatusCode).toBe(200);
+    expect((await bytesOf("cond/pair-2")).toString()).toBe("pair bytes");
+    // GET ignores it the same way: a client clock running ahead is not told "not modified".
+    const got = await s3.send(new GetObjectCommand({ Bucket: "easel", Key: "cond/pair-src", IfModifiedSince: new Date(clock().getTime() + 86_400_000) }));
+    expect(got.$metadata.httpStatusCode).toBe(200);
   });
 
   it("a duplicate part number in the completion list is S3's InvalidPartOrder, and the upload still completes", async () => {
@@ -222,6 +290,25 @@ describe("UploadPartCopy", () => {
     expect(tmpLeftovers(store.lay)).toEqual([]);
   });
 
+  it("judges each x-amz-copy-source-if-* on its own: the part is made when it holds, 412 and no part when it fails", async () => {
+    const source = crypto.randomBytes(64 * 1024);
+    await put("upc/cond-source", source);
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: "easel", Key: "upc/cond-target" }));
+    const listedParts = async () => ((await s3.send(new ListPartsCommand({ Bucket: "easel", Key: "upc/cond-target", UploadId }))).Parts ?? []).map((p) => p.PartNumber);
+    let partNumber = 0;
+    for (const [name, holds, fails] of await copySourceCases("upc/cond-source")) {
+      partNumber += 1;
+      const copy = (conditions: CopySourceConditions) =>
+        s3.send(new UploadPartCopyCommand({ Bucket: "easel", Key: "upc/cond-target", UploadId, PartNumber: partNumber, CopySource: "easel/upc/cond-source", ...conditions }));
+      expect({ name, failure: await s3Failure(copy(fails)) }).toEqual({ name, failure: { name: "PreconditionFailed", status: 412 } });
+      expect(await listedParts()).not.toContain(partNumber);
+      const made = await copy(holds);
+      expect({ name, etag: made.CopyPartResult?.ETag }).toEqual({ name, etag: `"${md5Hex(source)}"` });
+      expect(await listedParts()).toContain(partNumber);
+    }
+    expect(tmpLeftovers(store.lay)).toEqual([]);
+  });
+
   it("stays inside one workspace, like CopyObject", async () => {
     await put("ws/aaa/original", "a's bytes");
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: "easel", Key: "ws/bbb/stolen" }));
@@ -246,6 +333,11 @@ describe("GET and HEAD ?partNumber=", () => {
     expect([head.ContentLength, head.PartsCount]).toEqual([4321, 2]);
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: "parts/object", PartNumber: 3 })))).toEqual({ name: "InvalidPartNumber", status: 416 });
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: "easel", Key: "parts/object", PartNumber: 1, Range: "bytes=0-1" })))).toEqual({ name: "InvalidRequest", status: 400 });
+    // The part count comes only with a part: a whole-object GET or HEAD carries none, as on S3.
+    const whole = await s3.send(new GetObjectCommand({ Bucket: "easel", Key: "parts/object" }));
+    expect([whole.$metadata.httpStatusCode, whole.ETag?.endsWith('-2"'), whole.PartsCount]).toEqual([200, true, undefined]);
+    await whole.Body!.transformToByteArray();
+    expect((await s3.send(new HeadObjectCommand({ Bucket: "easel", Key: "parts/object" }))).PartsCount).toBeUndefined();
   });
 
   it("answers part 1 of an object uploaded whole with all of it", async () => {

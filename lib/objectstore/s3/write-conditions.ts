@@ -30,10 +30,11 @@ const COPY_SOURCE_CONDITIONS = {
 /**
  * CopyObject's and UploadPartCopy's conditions on the source (`x-amz-copy-source-if-*`), judged as
  * a GET judges its own: If-Match decides over If-Unmodified-Since, If-None-Match over
- * If-Modified-Since. A copy has no "not modified" answer, so every failed condition is 412.
+ * If-Modified-Since, and an If-Modified-Since after `now` is ignored. A copy has no "not modified"
+ * answer, so every failed condition is 412, as S3 answers.
  */
-export function checkCopySourceConditions(req: Request, source: ObjectRecord): void {
-  const verdict = evaluateConditions((name) => req.headers.get(COPY_SOURCE_CONDITIONS[name]), source);
+export function checkCopySourceConditions(req: Request, source: ObjectRecord, now: Date): void {
+  const verdict = evaluateConditions((name) => req.headers.get(COPY_SOURCE_CONDITIONS[name]), source, now);
   if (verdict !== "ok") {
     const failed = Object.values(COPY_SOURCE_CONDITIONS).filter((h) => req.headers.has(h));
     throw new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412, { Condition: failed.join(", ") });
