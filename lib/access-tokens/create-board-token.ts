@@ -6,8 +6,13 @@ import type { BoardAccessTokenJson } from "../openapi/schemas/access-tokens";
 import { getSecret } from "../secrets";
 import { signBoardToken } from "./board-token-jwt";
 
-/** Mints a read-only board access token for a board of the workspace (and its sub-boards). */
-export async function createBoardToken(deps: Deps, input: { workspace: Workspace; boardToken: string; expiresIn: number }): Promise<BoardAccessTokenJson> {
+/**
+ * Mints a read-only board access token for a board of the workspace (and its sub-boards).
+ * `forUser`: the signed-in person a page mints it for; the token then holds only while that person
+ * may still read the workspace (lib/auth/verify-board-access.ts), so removal ends it at once.
+ * Tokens minted through /v1 by an API token carry no person.
+ */
+export async function createBoardToken(deps: Deps, input: { workspace: Workspace; boardToken: string; expiresIn: number; forUser?: number }): Promise<BoardAccessTokenJson> {
   const board = await findBoard(deps.db, input.workspace.id, input.boardToken);
   if (!board) throw notFound("board_not_found", "Board");
   const secret = await getSecret(deps.db, "board_token_key");
@@ -16,6 +21,7 @@ export async function createBoardToken(deps: Deps, input: { workspace: Workspace
     boardToken: board.board.token,
     now: deps.clock(),
     expiresInSeconds: input.expiresIn,
+    userId: input.forUser,
   });
   return {
     access_token: token,

@@ -42,7 +42,7 @@ export function withWorkspaceAdmin(operation: Operation, handler: (ctx: Workspac
 /** An admin route for owners only (creating workspaces, the job runs of the whole deployment): 403 insufficient_scope for everyone else. */
 export function withOwner(handler: (ctx: AdminContext) => Promise<Response>) {
   return withAdmin(async (ctx) => {
-    if (!ctx.principal.owner) throw new DomainError("insufficient_scope", "Only an owner may do this");
+    if (!ctx.principal.owner) throw new DomainError("insufficient_scope", "Only an owner may do this", { required_scope: "owner" });
     return handler(ctx);
   });
 }

@@ -4,9 +4,14 @@ import { DomainError } from "../errors";
 import { findLiveApiToken, type LiveApiToken } from "./api-tokens";
 import type { ApiPrincipal, Principal } from "./principal";
 import { sessionPrincipal } from "./session-principal";
-import { verifyBoardAccess } from "./verify-board-access";
+import { verifyBoardAccess, type BoardAccessRefusal } from "./verify-board-access";
 
 const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
+
+const BOARD_TOKEN_REFUSED: Partial<Record<BoardAccessRefusal, string>> = {
+  expired: "The board access token has expired",
+  revoked: "The board access token was revoked",
+};
 
 /** The bearer credential of a request, or null when there is no Authorization header. */
 export function bearerToken(req: Request): string | null {
@@ -29,7 +34,7 @@ export async function authenticate(req: Request, deps: Deps): Promise<Principal>
   if (looksLikeJwt(raw)) {
     // No target yet: the workspace and board a route names are checked where it reads them (404, not 401).
     const access = await verifyBoardAccess(deps, raw);
-    if (!access.ok) throw unauthenticated(access.reason === "expired" ? "The board access token has expired" : "Invalid board access token");
+    if (!access.ok) throw unauthenticated(BOARD_TOKEN_REFUSED[access.reason] ?? "Invalid board access token");
     return access.principal;
   }
   const token = await findLiveApiToken(deps.db, raw);

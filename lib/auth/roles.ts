@@ -62,12 +62,14 @@ export function accessTo(principal: Principal, workspaceId: number, operation: O
 }
 
 /**
- * The refusal of an operation the role does not allow: 403 insufficient_scope. Read and write name
- * the missing scope as tokens' refusals do; `manage` is no token scope, so its message names the role.
+ * The refusal of an operation the role does not allow: 403 insufficient_scope with
+ * `extensions.required_scope`, as contract §1 attaches to every such refusal. Read and write name
+ * the scope as tokens' refusals do; `manage` is no token scope but the admin role's part (§11), so
+ * the message names the role.
  */
 export function insufficientRole(operation: Operation): DomainError {
-  if (operation === "manage") return new DomainError("insufficient_scope", "This needs the admin role in the workspace");
-  return new DomainError("insufficient_scope", `Your role lacks the ${operation} scope`, { required_scope: operation });
+  const message = operation === "manage" ? "This needs the admin role in the workspace" : `Your role lacks the ${operation} scope`;
+  return new DomainError("insufficient_scope", message, { required_scope: operation });
 }
 
 /** Throws unless allowed: `hidden` as a 404 (workspace_not_found unless the caller names what it looked up), `forbidden` as 403 insufficient_scope. */

@@ -14,7 +14,7 @@ export const ERROR_MEANINGS = {
   invalid_version_number: "`version_number` is not a positive integer.",
   version_blob_missing: "The stored file of the version is no longer in storage.",
   unauthenticated: "Missing, malformed, unknown, revoked or expired token.",
-  insufficient_scope: "The token lacks the scope the operation needs; `extensions.required_scope` names it.",
+  insufficient_scope: "The token, or the signed-in person's role, lacks the scope the operation needs; `extensions.required_scope` names it.",
   api_token_required: "The caller is not an API token (for example a signed-in browser session) where one is required.",
   webhook_permission_required: "The API token lacks the webhooks permission.",
   workspace_not_found: "No such workspace, or it belongs to another tenant (never 403, so slugs leak nothing).",

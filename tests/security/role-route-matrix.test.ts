@@ -72,8 +72,11 @@ const ROWS: Row[] = [
   { file: "app/api/admin/jobs/runs/route.ts", method: "GET", need: "owner", target: "none", req: () => ({ path: "/api/admin/jobs/runs", params: {} }) },
   { file: "app/api/admin/jobs/runs/[id]/route.ts", method: "GET", need: "owner", target: "none", req: () => ({ path: "/api/admin/jobs/runs/run_x", params: { id: "run_x" } }) },
 ];
-// Answer every request the same way for every caller: not part of the matrix.
-const PUBLIC = ["app/v1/route.ts", `${A}/route.ts`, `${A}/[...rest]/route.ts`, `${A}/boards/[boardToken]/[...rest]/route.ts`, `${A}/assets/[token]/[...rest]/route.ts`, "app/v1/openapi.json/route.ts"];
+// Answer every request the same way for every caller: not part of the matrix. A test below proves
+// each one is what it claims (every method 404 route_not_found, or the OpenAPI document), so a real
+// route cannot hide in this list.
+const OPENAPI = "app/v1/openapi.json/route.ts";
+const PUBLIC = ["app/v1/route.ts", `${A}/route.ts`, `${A}/[...rest]/route.ts`, `${A}/boards/[boardToken]/[...rest]/route.ts`, `${A}/assets/[token]/[...rest]/route.ts`, OPENAPI];
 
 /** A person: their role in workspace A (null: not a member), and whether they administer another workspace (B). */
 type Person = { name: string; owner: boolean; roleInA: WorkspaceRole | null; adminOfB: boolean };
@@ -87,19 +90,20 @@ const PEOPLE: Person[] = [
 const RANK: Record<WorkspaceRole, number> = { viewer: 0, editor: 1, admin: 2 };
 const NEEDED: Record<"read" | "write" | "manage", WorkspaceRole> = { read: "viewer", write: "editor", manage: "admin" };
 
-type Expect = { status: number; code: string } | "passes";
-const forbidden = { status: 403, code: "insufficient_scope" };
+type Expect = { status: number; code: string; requiredScope?: string } | "passes";
+/** Contract §1: an insufficient_scope refusal names the scope in `extensions.required_scope` (a person's role refusals too). */
+const forbidden = (requiredScope: string) => ({ status: 403, code: "insufficient_scope", requiredScope });
 
 /** Contract §11, restated: what each person must get on each route of workspace A. */
 function expected(p: Person, row: Row): Expect {
   if (row.need === "api-token") return { status: 403, code: "api_token_required" };
   if (p.owner || row.need === "signed-in") return "passes";
-  if (row.need === "owner") return forbidden;
+  if (row.need === "owner") return forbidden("owner");
   // Trigger routes name no workspace in their path: someone who administers no workspace at all is refused first.
-  if (row.file.startsWith("app/v1/trigger") && p.roleInA !== "admin" && !p.adminOfB) return forbidden;
+  if (row.file.startsWith("app/v1/trigger") && p.roleInA !== "admin" && !p.adminOfB) return forbidden("manage");
   if (row.target === "none") return "passes";
   if (p.roleInA === null) return row.target === "trigger" ? { status: 404, code: "trigger_not_found" } : { status: 404, code: "workspace_not_found" };
-  return RANK[p.roleInA] >= RANK[NEEDED[row.need]] ? "passes" : forbidden;
+  return RANK[p.roleInA] >= RANK[NEEDED[row.need]] ? "passes" : forbidden(row.need);
 }
 
 const GATE_CODES = ["unauthenticated", "board_scoped_token", "api_token_required", "webhook_permission_required", "insufficient_scope", "workspace_not_found", "trigger_not_found"];
@@ -141,11 +145,37 @@ async function fixture(): Promise<Fixture> {
   return { ws: wsA, board, assetToken: a.token, triggerId: trig.id, memberId: member.id, invitationId: invitation.invitation.id, tokenId: token.id };
 }
 
-async function allowedMethods(file: string): Promise<string[]> {
+/** Every HTTP method a route module can export (Next.js serves each exported one). */
+const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const exportedMethods = (mod: Record<string, unknown>) => HTTP_METHODS.filter((m) => typeof mod[m] === "function");
+/** A request to a route file's own path (dynamic segments filled with "x"), so the OpenAPI check of call() knows the path. */
+const bare = (method: string, file: string) => {
+  const params: Record<string, string> = {};
+  const segments = file.replace(/^app/, "").replace(/\/route\.ts$/, "").split("/").map((seg) => {
+    const name = /^\[(?:\.\.\.)?(\w+)\]$/.exec(seg)?.[1];
+    if (!name) return seg;
+    params[name] = seg.startsWith("[...") ? "nothing-here" : "x";
+    return params[name];
+  });
+  return { method, path: segments.join("/"), params };
+};
+
+/**
+ * The methods a route serves. Without OPTIONS (the admin routes): every exported method. With one
+ * (the /v1 routes, built by lib/http/route.ts methods()): its allow-list, and every other exported
+ * method must answer 405 method_not_allowed, so no handler is served beside the list.
+ */
+async function servedMethods(file: string): Promise<{ served: string[]; strays: string[] }> {
   const mod = await import(path.resolve(file));
-  if (typeof mod.OPTIONS !== "function") return ["GET", "POST", "PATCH", "DELETE"].filter((m) => typeof mod[m] === "function");
+  if (typeof mod.OPTIONS !== "function") return { served: exportedMethods(mod), strays: [] };
   const res: Response = await mod.OPTIONS(new Request("http://easel.test/x", { method: "OPTIONS" }), { params: Promise.resolve({}) });
-  return (res.headers.get("access-control-allow-methods") ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  const served = (res.headers.get("access-control-allow-methods") ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  const strays: string[] = [];
+  for (const method of exportedMethods(mod).filter((m) => m !== "OPTIONS" && !served.includes(m))) {
+    const answer = await call(mod[method], bare(method, file));
+    if (answer.status !== 405 || answer.body?.errors?.[0]?.extensions?.code !== "method_not_allowed") strays.push(`${method} ${file}: ${answer.status}`);
+  }
+  return { served, strays };
 }
 
 describe("role × route matrix", () => {
@@ -153,10 +183,38 @@ describe("role × route matrix", () => {
     const { execSync } = await import("node:child_process");
     const files = execSync("find app/v1 app/api/admin -name route.ts", { encoding: "utf8" }).trim().split("\n");
     const served: string[] = [];
+    const strays: string[] = [];
     for (const file of files.filter((f) => !PUBLIC.includes(f))) {
-      for (const method of await allowedMethods(file)) served.push(`${method} ${file}`);
+      const methods = await servedMethods(file);
+      for (const method of methods.served) served.push(`${method} ${file}`);
+      strays.push(...methods.strays);
     }
     expect(served.sort()).toEqual(ROWS.map((r) => `${r.method} ${r.file}`).sort());
+    expect(strays).toEqual([]);
+  });
+
+  it("leaves out only routes that answer everyone alike: unknown paths (404 route_not_found) and the OpenAPI document", async () => {
+    const owner = headersOf.get("owner");
+    const wrong: string[] = [];
+    for (const file of PUBLIC) {
+      const mod = await import(path.resolve(file));
+      const methods = exportedMethods(mod);
+      expect(methods.length, file).toBeGreaterThan(0);
+      for (const method of methods) {
+        if (file === OPENAPI && method === "GET") {
+          // The document itself is no operation of the document: read it without call()'s check.
+          const res: Response = await mod.GET(new Request("http://easel.test/v1/openapi.json", { headers: owner }), { params: Promise.resolve({}) });
+          const body = await res.json();
+          if (res.status !== 200 || typeof body?.openapi !== "string") wrong.push(`GET ${file}: ${res.status}`);
+          continue;
+        }
+        const answer = await call(mod[method], { ...bare(method, file), headers: owner });
+        const code = answer.body?.errors?.[0]?.extensions?.code;
+        const ok = file === OPENAPI ? method === "OPTIONS" || (answer.status === 405 && code === "method_not_allowed") : answer.status === 404 && code === "route_not_found";
+        if (!ok) wrong.push(`${method} ${file}: ${answer.status} ${code ?? ""}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("answers every cell as contract §11 says", async () => {
@@ -169,9 +227,10 @@ describe("role × route matrix", () => {
         const res: Answer = await call(mod[row.method], { method: row.method, path: req.path, json: req.json, headers: headersOf.get(person.name), params: req.params });
         const want = expected(person, row);
         const code = res.body?.errors?.[0]?.extensions?.code;
-        const ok = want === "passes" ? res.status < 500 && !GATE_CODES.includes(code) : res.status === want.status && code === want.code;
+        const scope = res.body?.errors?.[0]?.extensions?.required_scope;
+        const ok = want === "passes" ? res.status < 500 && !GATE_CODES.includes(code) : res.status === want.status && code === want.code && scope === want.requiredScope;
         if (want === "passes") passes++;
-        if (!ok) failures.push(`${row.method} ${row.file} × ${person.name}: got ${res.status} ${code ?? ""}, expected ${want === "passes" ? "to pass the gates" : `${want.status} ${want.code}`}`);
+        if (!ok) failures.push(`${row.method} ${row.file} × ${person.name}: got ${res.status} ${code ?? ""} ${scope ?? ""}, expected ${want === "passes" ? "to pass the gates" : `${want.status} ${want.code} ${want.requiredScope ?? ""}`}`);
       }
     }
     expect(failures).toEqual([]);

@@ -9,6 +9,7 @@ import { describeError } from "@/lib/client/errors";
 import { headMedia, mediaFamily } from "@/lib/client/format";
 import { keys } from "@/lib/client/queries";
 import type { Asset, Workspace } from "@/lib/client/types";
+import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { HlsPlayer } from "./hls-player";
 
 const STAGE: Record<string, string> = {
@@ -23,6 +24,8 @@ const STAGE: Record<string, string> = {
  */
 function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asset; workspace: Workspace | undefined }) {
   const qc = useQueryClient();
+  // Retrying queues an encode: a write, so viewers see the failure without the button (the server refuses them anyway).
+  const canWrite = useWorkspaceRole().can("write");
   const retry = useMutation({
     mutationFn: () => api.assets.retryVideo(slug, asset.token),
     onSettled: () => qc.invalidateQueries({ queryKey: keys.asset(slug, asset.token) }),
@@ -39,9 +42,11 @@ function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asse
             {asset.encode_error ? <code className="ml-2 rounded bg-red-100 px-1 text-xs">{asset.encode_error.code}</code> : null}
           </span>
         </Alert>
-        <Button variant="primary" onClick={() => retry.mutate()} disabled={retry.isPending}>
-          {retry.isPending ? "Queuing…" : "Retry encode"}
-        </Button>
+        {canWrite ? (
+          <Button variant="primary" onClick={() => retry.mutate()} disabled={retry.isPending}>
+            {retry.isPending ? "Queuing…" : "Retry encode"}
+          </Button>
+        ) : null}
         {retry.isError ? <Alert>{describeError(retry.error)}</Alert> : null}
       </div>
     );

@@ -11,21 +11,22 @@ import { DomainError } from "@/lib/errors";
 import { linkerFor } from "@/lib/media/linker-for";
 import { listWorkspacesFor } from "@/lib/members/visible-workspaces";
 import { listVersions } from "@/lib/versions/list-versions";
-import { findWorkspaceBySlug } from "@/lib/workspaces/get-workspace";
 import { toWorkspaceJson } from "@/lib/workspaces/present";
-import { pageRequest } from "./session";
+import { authorizedWorkspace, pageRequest } from "./session";
 
 /**
  * Server-side prefetch for the first paint: the same lib functions the /v1 routes call, with the
  * signed-in person as principal, stored under the query keys the client components read. The
  * browser then continues through /v1 itself; nothing here is a second API.
  */
-/** The workspace of a page with the person's role there; null (the page is not found) when it is not theirs. */
+/**
+ * The workspace of a page (authorized to read, as /v1 reads it) with the person's role there, which
+ * the controls follow; null (the page is not found) when it is not theirs.
+ */
 export async function workspaceContext(slug: string, principal: SessionPrincipal) {
-  const deps = await getDeps();
-  const workspace = await findWorkspaceBySlug(deps.db, slug);
+  const workspace = await authorizedWorkspace(principal, slug, "read");
   const role = workspace ? sessionRole(principal, workspace.id) : null;
-  return workspace && role ? { deps, workspace, principal, role, qc: makeQueryClient() } : null;
+  return workspace && role ? { deps: await getDeps(), workspace, principal, role, qc: makeQueryClient() } : null;
 }
 
 type Ctx = NonNullable<Awaited<ReturnType<typeof workspaceContext>>>;

@@ -1,11 +1,12 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { accessTo, type Operation } from "@/lib/auth/authorize";
+import { authorizeWorkspace, type Operation } from "@/lib/auth/authorize";
 import type { SessionPrincipal } from "@/lib/auth/principal";
 import { sessionPrincipal } from "@/lib/auth/session-principal";
+import type { Workspace } from "@/lib/db/schema";
 import { getDeps } from "@/lib/deps";
-import { findWorkspaceBySlug } from "@/lib/workspaces/get-workspace";
+import { DomainError } from "@/lib/errors";
 
 /**
  * The incoming page request as a Request, for lib functions that read the session cookie or the
@@ -37,12 +38,22 @@ export async function requireOwner(): Promise<SessionPrincipal> {
 }
 
 /**
- * Pages of a workspace that need a role (API tokens, webhooks, settings, members: `manage`): not
- * found unless the signed-in person's role there allows `operation` (lib/auth/roles.ts).
+ * The workspace a page shows, decided as /v1 decides (lib/auth/authorize.ts authorizeWorkspace):
+ * null when it is not the person's (404 there) or their role does not allow `operation` (403
+ * there). A page answers both as not found, so it never shows that a workspace exists.
  */
+export async function authorizedWorkspace(principal: SessionPrincipal, slug: string, operation: Operation): Promise<Workspace | null> {
+  try {
+    return await authorizeWorkspace((await getDeps()).db, principal, slug, operation);
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === "workspace_not_found" || err.code === "insufficient_scope")) return null;
+    throw err;
+  }
+}
+
+/** Pages of a workspace that need a role (API tokens, webhooks, settings, members: `manage`): not found unless the person's role there allows `operation`. */
 export async function requireWorkspaceRole(slug: string, operation: Operation): Promise<SessionPrincipal> {
   const principal = await requireSession();
-  const workspace = await findWorkspaceBySlug((await getDeps()).db, slug);
-  if (!workspace || accessTo(principal, workspace.id, operation) !== "allowed") notFound();
+  if (!(await authorizedWorkspace(principal, slug, operation))) notFound();
   return principal;
 }

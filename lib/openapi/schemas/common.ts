@@ -44,7 +44,10 @@ export const errorEnvelope = (codes: readonly ErrorCode[]) =>
           extensions: z.strictObject({
             code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
             field: z.string().optional().meta({ description: "validation_failed (and a few others): dotted path of the first bad field, or a header name." }),
-            required_scope: z.enum(SCOPES).optional().meta({ description: "insufficient_scope: the scope the operation needs." }),
+            required_scope: z
+              .enum([...SCOPES, "manage"])
+              .optional()
+              .meta({ description: "insufficient_scope: the scope the operation needs; `manage` (API tokens, webhook triggers, settings, members) is a signed-in person's admin role in the workspace." }),
             revert_window_days: z.number().int().nullable().optional().meta({ description: "revert_window_exceeded: the workspace's window, in days." }),
             head_version_number: z.number().int().min(1).optional().meta({ description: "precondition_failed: the current head." }),
             retry_after: z.number().int().min(0).optional().meta({ description: "rate_limited: seconds until the window resets (also in `Retry-After`)." }),

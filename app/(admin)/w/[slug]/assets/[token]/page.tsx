@@ -19,7 +19,7 @@ export default async function AssetPage({ params }: { params: Promise<{ slug: st
   // The player reads the stream with a board access token minted here, for a board holding the
   // asset; without a board it falls back to the stream's own signed link.
   const board = asset.media_type.startsWith("video/") ? asset.boards[0] : undefined;
-  const player = board ? await createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken: board, expiresIn: PLAYER_TOKEN_SECONDS }) : null;
+  const player = board ? await createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken: board, expiresIn: PLAYER_TOKEN_SECONDS, forUser: ctx.principal.userId }) : null;
   return (
     <HydrationBoundary state={dehydrated(ctx.qc)}>
       <AssetView slug={slug} token={token} playerToken={player?.access_token ?? null} />

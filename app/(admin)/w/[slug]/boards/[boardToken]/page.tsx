@@ -23,7 +23,7 @@ export default async function BoardPage({ params }: { params: Promise<{ slug: st
     [openPath, , download] = await Promise.all([
       prefetchTree(ctx, boardToken),
       prefetchAssetGrid(ctx, { kind: "board", token: boardToken, nested: false }),
-      createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken, expiresIn: DOWNLOAD_TOKEN_SECONDS }),
+      createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken, expiresIn: DOWNLOAD_TOKEN_SECONDS, forUser: ctx.principal.userId }),
     ]);
   } catch (err) {
     if (err instanceof DomainError && err.code === "board_not_found") notFound();
