@@ -34,6 +34,8 @@ export default defineConfig({
   outputDir: "test-results",
   // One server, one embedded database, a movable clock: tests run one after another.
   workers: 1,
+  // A stray test.only would quietly run one test instead of the suite.
+  forbidOnly: !!process.env.CI,
   fullyParallel: false,
   timeout: 90_000,
   expect: { timeout: 15_000 },

@@ -9,6 +9,8 @@ export default defineConfig({
   testDir: "e2e-pg",
   outputDir: "test-results/pg",
   workers: 1,
+  // A stray test.only would quietly run one test instead of the suite.
+  forbidOnly: !!process.env.CI,
   fullyParallel: false,
   timeout: 300_000,
   expect: { timeout: 15_000 },

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect, request as playwrightRequest, test, type Page } from "@playwright/test";
 import { scaleServerUrl, startCluster, type Cluster } from "../bench/scale/setup";
 import { apiClient } from "../e2e/support/api";
-import { makeFixtures } from "../e2e/support/files";
+import { makeFixtures, writeShortVideo } from "../e2e/support/files";
 
 /**
  * Live updates across app nodes on one PostgreSQL, in a browser: the page is served by node A,
@@ -35,13 +35,18 @@ test.afterAll(async () => {
   await cluster?.close();
 });
 
-/** Signs in on node A and opens `url` there; waits for its live stream; answers a check that the page was not reloaded since. */
-async function openOnA(page: Page, url: string) {
-  await page.goto(`${A}/login`);
+/** Signs in on `origin` through its login page. */
+async function signIn(page: Page, origin: string) {
+  await page.goto(`${origin}/login`);
   await page.getByLabel("Email").fill(OWNER.email);
   await page.getByLabel("Password").fill(OWNER.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/w\/[^/]+\/boards$/);
+}
+
+/** Signs in on node A and opens `url` there; waits for its live stream; answers a check that the page was not reloaded since. */
+async function openOnA(page: Page, url: string) {
+  await signIn(page, A);
   const streamed = page.waitForResponse((r) => r.url().startsWith(`${A}/api/live/${slug}`) && r.status() === 200);
   await page.goto(`${A}${url}`);
   await streamed;
@@ -65,4 +70,46 @@ test("an upload and a version written on node B show on node A's open pages with
   await expect(page.getByTestId(`version-${written.data.head_version_number}`)).toBeVisible({ timeout: LIVE_MS });
   await expect(page.getByRole("list", { name: "Versions, newest first" })).toContainText("written through node B", { timeout: LIVE_MS });
   await notNavigatedAgain();
+});
+
+test("an encode finishing on node B updates the card's badge on node A's board grid within 2 s", async ({ page }) => {
+  test.setTimeout(300_000);
+  const onB = apiClient(await playwrightRequest.newContext({ baseURL: B }), slug, token);
+  const board = await onB.createBoard("Two nodes, encode");
+  const notNavigated = await openOnA(page, `/w/${slug}/boards/${board.token}`);
+
+  // A short clip in one PUT: the nodes' shared s3rver bucket cannot list a multipart upload's parts.
+  const clip = writeShortVideo(path.join(path.dirname(files.video), "short.mp4"));
+  const video = await onB.upload(clip, { board: board.token, title: "Encoded on node B" });
+  const card = page.getByRole("gridcell").filter({ has: page.locator(`a[href="/w/${slug}/assets/${video.token}"]`) });
+  await expect(card, "the new video's card on node A").toBeVisible({ timeout: LIVE_MS });
+
+  // The moment node B's API says the stream is published; node A's card says so within 2 s of it.
+  await expect.poll(async () => (await onB.asset(video.token)).stream_url, { timeout: 240_000, intervals: [200] }).not.toBeNull();
+  const published = Date.now();
+  await expect(card.getByText("stream ready")).toBeVisible({ timeout: LIVE_MS });
+  console.log(`the badge showed on node A ${Date.now() - published} ms after stream_url was seen set`);
+  await notNavigated();
+});
+
+test("an upload through the page of node B in a second browser shows on node A's grid within 2 s", async ({ page, browser }) => {
+  const onB = apiClient(await playwrightRequest.newContext({ baseURL: B }), slug, token);
+  const board = await onB.createBoard("Two nodes, two browsers");
+  const notNavigated = await openOnA(page, `/w/${slug}/boards/${board.token}`);
+
+  const other = await browser.newContext();
+  try {
+    const colleague = await other.newPage();
+    await signIn(colleague, B);
+    await colleague.goto(`${B}/w/${slug}/boards/${board.token}`);
+    const completed = colleague.waitForResponse((r) => r.url() === `${B}/v1/${slug}/assets/upload_complete` && r.status() === 200);
+    await colleague.locator("input.uppy-Dashboard-input[type=file]").first().setInputFiles([files.imageC]);
+    await colleague.getByRole("button", { name: /^Upload 1 file$/ }).click();
+    const uploaded = (await (await completed).json()).data as { token: string };
+
+    await expect(page.locator(`a[href="/w/${slug}/assets/${uploaded.token}"]`).first(), "node B's upload on node A's grid").toBeVisible({ timeout: LIVE_MS });
+    await notNavigated();
+  } finally {
+    await other.close();
+  }
 });

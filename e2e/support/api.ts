@@ -79,8 +79,6 @@ export function apiClient(request: APIRequestContext, slug: string, token: strin
     async versions(assetToken: string): Promise<Json> {
       return ok(await read(v1(`/assets/${assetToken}/versions`)), "list versions");
     },
-    /** POST retry_video_processing, answer as is (the video tests use it to see whether encodes exist). */
-    retryVideo: (assetToken: string) => request.post(v1(`/assets/${assetToken}/retry_video_processing`), { headers }),
   };
 }
 

@@ -36,6 +36,21 @@ export function writeVideo(file: string) {
   return file;
 }
 
+/**
+ * A 3 s H.264/AAC clip well under 5 MiB: it goes up in one PUT, for object stores that cannot list
+ * a multipart upload's parts (s3rver, which the PostgreSQL browser tests share between nodes).
+ */
+export function writeShortVideo(file: string) {
+  const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
+  execFileSync(ffmpeg, [
+    "-hide_banner", "-loglevel", "error", "-y",
+    "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25",
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+    "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", file,
+  ]);
+  return file;
+}
+
 /** Bytes that are no file format at all, with a name that says otherwise. */
 export function writeRandom(file: string, bytes: number) {
   fs.writeFileSync(file, crypto.randomBytes(bytes));

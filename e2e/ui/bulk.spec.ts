@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
 import { seedAssets } from "../support/grid-seed";
@@ -7,6 +8,92 @@ import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
 const slug = seed.workspaces.s3;
+/** Read when a test runs: the seed is written by the setup project, after spec files are loaded. */
+const auth = () => ({ authorization: `Bearer ${seed.tokens.s3}` });
+
+/** Scrolls the virtualized grid until the card titled `title` is rendered; answers its checkbox. */
+async function checkboxOf(page: Page, title: string): Promise<Locator> {
+  const box = page.getByRole("checkbox", { name: `Select ${title}`, exact: true });
+  const scroller = page.getByTestId("asset-scroller");
+  await scroller.evaluate((el) => el.scrollTo({ top: 0 }));
+  for (let i = 0; i < 40 && (await box.count()) === 0; i++) await scroller.evaluate((el) => el.scrollBy({ top: el.clientHeight / 2 }));
+  await expect(box, `the card ${title}`).toHaveCount(1);
+  return box;
+}
+
+/** Every asset on a board over /v1, by title. */
+async function boardOverApi(request: APIRequestContext, board: string): Promise<Map<string, { token: string; tags: string[] }>> {
+  const res = await request.get(`/v1/${slug}/boards/${board}/assets?per_page=100`, { headers: auth() });
+  expect(res.status()).toBe(200);
+  return new Map(((await res.json()).data as { title: string; token: string; tags: string[] }[]).map((a) => [a.title, a]));
+}
+
+test("bulk: 30 tagged by click and shift-click, then 10 deleted while the server refuses one: the report names it with the API's code, the other 9 are gone", async ({ page, request }, testInfo) => {
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Bulk thirty");
+  seedAssets(board.token, 40, "Bk");
+  const title = (n: number) => `Bk ${String(n).padStart(5, "0")}`;
+  const before = await boardOverApi(request, board.token);
+  expect(before.size).toBe(40);
+  const tokenOf = (n: number) => before.get(title(n))!.token;
+
+  // The page's live stream is held off, so a deletion made elsewhere does not take the card off the
+  // grid: the bulk run then sends that DELETE, and it is the server that refuses it.
+  let streamTries = 0;
+  await page.route(`**/api/live/${slug}**`, (route) => {
+    streamTries++;
+    return route.abort();
+  });
+  await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "[data-asset-index]");
+  await expect(page.getByText("40 assets")).toBeVisible();
+  expect(streamTries, "the page tried to open its live stream").toBeGreaterThan(0);
+
+  // Newest first: Bk 00001 … Bk 00040. A click on the 3rd and a shift-click on the 32nd select 30.
+  await (await checkboxOf(page, title(3))).click();
+  await (await checkboxOf(page, title(32))).click({ modifiers: ["Shift"] });
+  await expect(page.getByTestId("selected-count")).toHaveText("30 selected");
+  await page.getByRole("button", { name: "Add tag…" }).click();
+  const tagDialog = page.getByRole("dialog", { name: "Add a tag to 30 assets" });
+  await tagDialog.getByLabel("Tag").fill("thirty");
+  await tagDialog.getByRole("button", { name: "Add tag" }).click();
+  await expect(page.getByTestId("bulk-progress")).toHaveText("Tagged 30 of 30.", { timeout: 60_000 });
+  await expect(page.getByTestId("bulk-failures")).toHaveCount(0);
+  const tagged = await boardOverApi(request, board.token);
+  for (let n = 1; n <= 40; n++) expect(tagged.get(title(n))!.tags, `${title(n)}'s tags`).toEqual(n >= 3 && n <= 32 ? ["thirty"] : []);
+
+  // Ten: Bk 00005 … Bk 00014. Bk 00009 is deleted over the API behind the page's back.
+  await page.getByRole("button", { name: "Dismiss" }).click();
+  await (await checkboxOf(page, title(5))).click();
+  await (await checkboxOf(page, title(14))).click({ modifiers: ["Shift"] });
+  await expect(page.getByTestId("selected-count")).toHaveText("10 selected");
+  expect((await request.delete(`/v1/${slug}/assets/${tokenOf(9)}`, { headers: auth() })).status()).toBe(204);
+  await expect(await checkboxOf(page, title(9)), "the card stays: no live update reached the page").toBeChecked();
+
+  const refused: number[] = [];
+  page.on("response", (r) => {
+    if (r.request().method() === "DELETE" && r.url().includes(`/v1/${slug}/assets/`) && !r.ok()) refused.push(r.status());
+  });
+  await page.getByRole("button", { name: "Delete…" }).click();
+  await page.getByRole("dialog", { name: "Delete 10 assets?" }).getByRole("button", { name: "Delete 10" }).click();
+  await expect(page.getByTestId("bulk-progress")).toHaveText("Deleted 9 of 10; 1 failed.", { timeout: 60_000 });
+  expect(refused, "the server's answer to the refused DELETE").toEqual([404]);
+  const failures = page.getByTestId("bulk-failures").getByRole("listitem");
+  await expect(failures).toHaveCount(1);
+  await expect(failures.first()).toContainText(title(9));
+  await expect(failures.first()).toContainText(tokenOf(9));
+  await expect(failures.first().getByTestId("bulk-failure-code")).toHaveText("asset_not_found");
+  await expect(page.getByTestId("selected-count")).toHaveText("1 selected");
+  await snap(page, testInfo, "bulk-delete-refused");
+
+  for (let n = 5; n <= 14; n++) {
+    const res = await request.get(`/v1/${slug}/assets/${tokenOf(n)}`, { headers: auth() });
+    expect(res.status(), `${title(n)} is deleted`).toBe(404);
+  }
+  const after = await boardOverApi(request, board.token);
+  expect(after.size).toBe(30);
+  for (let n = 1; n <= 40; n++) expect(after.has(title(n)), `${title(n)} on the board`).toBe(n < 5 || n > 14);
+});
 
 test("bulk delete of a shift-click range, with one asset already gone: the report names it, the rest are deleted", async ({ page, request }, testInfo) => {
   const api = apiClient(request, slug, seed.tokens.s3);

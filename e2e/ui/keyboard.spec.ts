@@ -156,3 +156,41 @@ test("the lightbox plays a board's video with the HLS player and the board page'
   await expect(player).toHaveCount(0);
   await expect(box.getByTestId("lightbox-image")).toBeVisible();
 });
+
+test("`/` on a page without a search box opens the workspace's search with its box focused, except while typing", async ({ page, request }) => {
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Slash board");
+  const asset = await api.upload(seed.files.image, { board: board.token, title: "Slash asset" });
+  const searchBox = page.getByRole("searchbox", { name: /Words in titles/ });
+
+  // "All assets": no search box on the page, so `/` goes to the search, which takes what is typed next.
+  await page.goto(`/w/${slug}/boards`);
+  await hydrated(page, "[data-asset-index]");
+  await expect(page.locator('input[aria-keyshortcuts="/"]')).toHaveCount(0);
+  await page.keyboard.press("/");
+  await expect(page).toHaveURL(new RegExp(`/w/${slug}/search$`));
+  await expect(searchBox).toBeFocused();
+  await page.keyboard.type("Slash");
+  await expect(searchBox).toHaveValue("Slash");
+
+  // The asset page: typed into a field, `/` is a character; outside it, the shortcut.
+  await page.goto(`/w/${slug}/assets/${asset.token}`);
+  await hydrated(page, "[data-version-item]");
+  const title = page.getByRole("textbox", { name: "Title" });
+  await title.click();
+  await page.keyboard.press("End");
+  await page.keyboard.press("/");
+  await expect(title).toHaveValue("Slash asset/");
+  await expect(page).toHaveURL(new RegExp(`/assets/${asset.token}$`));
+  await page.getByRole("heading", { level: 1, name: "Slash asset" }).click();
+  await page.keyboard.press("/");
+  await expect(page).toHaveURL(new RegExp(`/w/${slug}/search$`));
+  await expect(searchBox).toBeFocused();
+
+  // A page with a box of its own keeps `/` for it (the board's filter), and stays where it is.
+  await page.goto(`/w/${slug}/boards/${board.token}`);
+  await hydrated(page, "#board-filter");
+  await page.keyboard.press("/");
+  await expect(page.getByLabel("Filter this board")).toBeFocused();
+  await expect(page).toHaveURL(new RegExp(`/boards/${board.token}$`));
+});

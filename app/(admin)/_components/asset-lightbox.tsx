@@ -33,9 +33,11 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input, video[controls], audi
 
 /**
  * The board's assets full size, one at a time, on the native modal <dialog> (showModal makes the
- * page behind it inert and Escape closes it). Tab also wraps inside it, so focus never reaches the
- * browser's own controls. Previous/next by buttons or arrow keys; at the last loaded asset the
- * next page is asked for, and "next" moves on once it has arrived.
+ * page behind it inert and Escape closes it). It is a dark stage in either colour scheme, as media
+ * viewers are, and says so (`color-scheme: dark`) so the browser's own parts in it match. Tab also
+ * wraps inside it, so focus never reaches the browser's own controls. Previous/next by buttons or
+ * arrow keys; at the last loaded asset the next page is asked for, and "next" moves on once it has
+ * arrived.
  */
 export function AssetLightbox({ slug, assets, total, index, hasMore, loadMore, onIndex, onClose, playerToken }: {
   slug: string; assets: Asset[]; total: number; index: number; hasMore: boolean; loadMore: () => void; onIndex: (i: number) => void; onClose: (lastIndex: number) => void;
@@ -101,7 +103,7 @@ export function AssetLightbox({ slug, assets, total, index, hasMore, loadMore, o
       onClose={() => onClose(index)}
       onKeyDown={onKeyDown}
       data-testid="lightbox"
-      className="m-auto h-[min(92vh,60rem)] w-[min(96vw,90rem)] max-w-none rounded-lg bg-neutral-950 p-0 text-neutral-100 backdrop:bg-neutral-950/80"
+      className="m-auto h-[min(92vh,60rem)] w-[min(96vw,90rem)] max-w-none rounded-lg bg-neutral-950 p-0 text-neutral-100 [color-scheme:dark] backdrop:bg-neutral-950/80"
     >
       <div className="flex h-full flex-col">
         <header className="flex items-center gap-3 border-b border-neutral-800 px-4 py-2">

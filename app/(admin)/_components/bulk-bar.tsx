@@ -173,7 +173,7 @@ function RunReport({ run, onDismiss }: { run: Run; onDismiss: () => void }) {
           <ul className="mt-1 list-disc space-y-0.5 pl-5" data-testid="bulk-failures">
             {run.failed.map((f) => (
               <li key={f.item.token}>
-                <span className="font-medium">{f.item.title}</span> <span className="font-mono text-xs">({f.item.token})</span>: <code className="rounded bg-red-100 px-1 text-xs">{f.code}</code> {f.message}
+                <span className="font-medium">{f.item.title}</span> <span className="font-mono text-xs">({f.item.token})</span>: <code className="rounded bg-red-100 px-1 text-xs" title="The API's error code" data-testid="bulk-failure-code">{f.code}</code> {f.message}
               </li>
             ))}
           </ul>

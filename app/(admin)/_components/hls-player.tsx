@@ -26,7 +26,8 @@ export function withBoardToken(url: string, token: string): string {
 /**
  * HLS playback: hls.js over Media Source Extensions where the browser has them, the browser's own
  * HLS (Safari, iOS) where it does not. Every request carries the board access token minted for
- * this page, so no API token ever reaches the browser.
+ * this page, so no API token ever reaches the browser. The grey ring frames the black player on any
+ * dark surface: a dark page, and the lightbox, which is dark in either colour scheme.
  */
 export function HlsPlayer({ src, token, poster, title }: { src: string; token: string | null; poster?: string; title: string }) {
   const video = useRef<HTMLVideoElement>(null);
@@ -73,7 +74,7 @@ export function HlsPlayer({ src, token, poster, title }: { src: string; token: s
 
   return (
     <figure className="space-y-2">
-      <video ref={video} controls playsInline preload="metadata" poster={poster} aria-label={`Video: ${title}`} data-testid="hls-player" className="max-h-[70vh] w-full rounded-md bg-black dark:ring-1 dark:ring-neutral-700" />
+      <video ref={video} controls playsInline preload="metadata" poster={poster} aria-label={`Video: ${title}`} data-testid="hls-player" className="max-h-[70vh] w-full rounded-md bg-black ring-1 ring-neutral-700" />
       {error ? <Alert>{error}</Alert> : null}
     </figure>
   );

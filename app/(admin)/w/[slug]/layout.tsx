@@ -2,6 +2,7 @@ import { HydrationBoundary } from "@tanstack/react-query";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { WorkspaceRoleProvider } from "@/lib/client/workspace-role";
+import { SlashToSearch } from "../../_components/keyboard-shortcuts";
 import { WorkspaceNav } from "../../_components/workspace-nav";
 import { dehydrated, prefetchWorkspaces, workspaceContext } from "../../_lib/prefetch";
 import { requireSession } from "../../_lib/session";
@@ -16,6 +17,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
     <HydrationBoundary state={dehydrated(ctx.qc)}>
       <WorkspaceRoleProvider role={ctx.role}>
         <WorkspaceNav slug={slug} />
+        <SlashToSearch slug={slug} />
         {children}
       </WorkspaceRoleProvider>
     </HydrationBoundary>
