@@ -19,6 +19,20 @@ export async function writePng(file: string, rgb: [number, number, number], widt
 }
 
 /**
+ * A flat-colour picture (sky, a sun, hills) for pages that end up in the docs' screenshots: unlike
+ * writePng's noise it compresses, so a screenshot showing it stays small.
+ */
+export async function writePoster(file: string, colours: { sky: string; sun: string; hills: string }, sunX = 0.7, width = 1200, height = 800) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect width="100%" height="100%" fill="${colours.sky}"/>
+    <circle cx="${width * sunX}" cy="${height * 0.35}" r="${height * 0.14}" fill="${colours.sun}"/>
+    <path d="M0 ${height * 0.75} Q ${width * 0.25} ${height * 0.55} ${width * 0.5} ${height * 0.72} T ${width} ${height * 0.68} V ${height} H 0 Z" fill="${colours.hills}"/>
+  </svg>`;
+  await sharp(Buffer.from(svg)).png({ palette: true }).toFile(file);
+  return file;
+}
+
+/**
  * A 12 s H.264/AAC clip of at least 6 MiB (so the Dashboard uploads it in multipart) that plays
  * for longer than the 2 s the player test waits for.
  */

@@ -25,7 +25,8 @@ test("browse a board tree with states, open boards and see their assets", async 
   await expect(page.getByRole("heading", { level: 1, name: "Logos" })).toBeVisible();
   const card = page.getByRole("link", { name: /Wordmark sunrise/ });
   await expect(card).toBeVisible();
-  await expect(card.locator("img")).toHaveAttribute("loading", "lazy");
+  // The thumbnail sits beside the card's link (which holds only the title), in the same grid cell.
+  await expect(page.getByRole("gridcell").filter({ has: card }).locator("img")).toHaveAttribute("loading", "lazy");
   await snap(page, testInfo, "board-with-assets");
 
   // The tree stays open down to the board a page shows, after a reload too.

@@ -60,7 +60,7 @@ test("edit and clear a version comment inline", async ({ page, request }, testIn
   await page.goto(`/w/${slug}/assets/${asset.token}`);
 
   await expect(page.getByTestId("comment-v1")).toHaveText("orange original");
-  await page.getByRole("button", { name: "Edit the comment of version 2" }).click();
+  await page.getByRole("button", { name: "Edit comment of version 2" }).click();
   await page.getByLabel("Comment on version 2").fill("approved by the client");
   await page.getByRole("button", { name: "Save comment" }).click();
   await expect(page.getByTestId("comment-v2")).toHaveText("approved by the client");
@@ -68,7 +68,7 @@ test("edit and clear a version comment inline", async ({ page, request }, testIn
   await page.reload();
   await expect(page.getByTestId("comment-v2")).toHaveText("approved by the client");
 
-  await page.getByRole("button", { name: "Edit the comment of version 1" }).click();
+  await page.getByRole("button", { name: "Edit comment of version 1" }).click();
   await page.getByRole("button", { name: "Clear comment" }).click();
   await expect(page.getByTestId("comment-v1")).toHaveText("No comment");
   const stored = await api.versions(asset.token);

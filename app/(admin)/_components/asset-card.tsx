@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { useId } from "react";
 import { Badge } from "@/app/_components/ui/badge";
 import { formatBytes, headMedia, mediaFamily } from "@/lib/client/format";
 import type { Asset, Thumbnail } from "@/lib/client/types";
@@ -15,7 +16,7 @@ const ICON: Record<string, string> = { image: "Image", video: "Video", audio: "A
 export function AssetThumb({ asset, sizes, className = "" }: { asset: Pick<Asset, "thumbnails" | "media_type" | "title" | "md5">; sizes: string; className?: string }) {
   if (asset.thumbnails.length === 0) {
     return (
-      <div className={`flex items-center justify-center bg-neutral-100 text-sm text-neutral-500 ${className}`}>
+      <div className={`flex items-center justify-center bg-neutral-100 text-sm text-neutral-600 ${className}`}>
         <span>{ICON[mediaFamily(asset.media_type)]}</span>
       </div>
     );
@@ -47,6 +48,7 @@ export type CardSelect = {
 export function AssetCard({ slug, asset, index, tabbable, select, onPreview, onFocusCard }: {
   slug: string; asset: Asset; index: number; tabbable: boolean; select?: CardSelect; onPreview?: () => void; onFocusCard: () => void;
 }) {
+  const metaId = useId();
   return (
     <div
       role="gridcell"
@@ -54,34 +56,37 @@ export function AssetCard({ slug, asset, index, tabbable, select, onPreview, onF
       data-testid="asset-card"
       className={`group relative h-full overflow-hidden rounded-lg border bg-white shadow-xs focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md ${select?.selected ? "border-indigo-500 ring-1 ring-indigo-400" : "border-neutral-200"}`}
     >
-      {/* No prefetch: scrolling a large board renders thousands of cards in turn, and each prefetch renders an asset page on the server. */}
+      <AssetThumb asset={asset} sizes="(min-width: 1280px) 16vw, (min-width: 1024px) 20vw, (min-width: 640px) 30vw, 45vw" className="aspect-square w-full" />
+      {/*
+        The link holds only the title, so its name is the text a person sees on it (WCAG 2.5.3); its
+        ::after covers the card, so a click anywhere on it opens the asset. The line under it is the
+        link's description. No prefetch: scrolling a large board renders thousands of cards in
+        turn, and each prefetch renders an asset page on the server.
+      */}
       <Link
         href={`/w/${slug}/assets/${asset.token}`}
         prefetch={false}
         tabIndex={tabbable ? 0 : -1}
         data-asset-index={index}
         aria-label={asset.title}
+        aria-describedby={metaId}
+        title={asset.title}
         onFocus={onFocusCard}
         onClick={(e) => {
           if (!select || !(e.shiftKey || e.metaKey || e.ctrlKey)) return;
           e.preventDefault();
           select.onPick(e.shiftKey ? "range" : "toggle");
         }}
-        className="block focus:outline-none"
+        className="block truncate px-2 pt-2 text-sm font-medium text-neutral-900 after:absolute after:inset-0 focus:outline-none"
       >
-        <AssetThumb asset={asset} sizes="(min-width: 1280px) 16vw, (min-width: 1024px) 20vw, (min-width: 640px) 30vw, 45vw" className="aspect-square w-full" />
-        <div className="space-y-1 p-2">
-          <p className="truncate text-sm font-medium text-neutral-900" title={asset.title}>
-            {asset.title}
-          </p>
-          <div className="flex h-5 items-center gap-1 overflow-hidden text-xs whitespace-nowrap text-neutral-500">
-            <span className="truncate">{asset.media_type}</span>
-            <span aria-hidden>·</span>
-            <span>{formatBytes(asset.size)}</span>
-            <StatusBadge asset={asset} />
-          </div>
-        </div>
+        {asset.title}
       </Link>
+      <div id={metaId} className="mt-1 mb-2 flex h-5 items-center gap-1 overflow-hidden px-2 text-xs whitespace-nowrap text-neutral-500">
+        <span className="truncate">{asset.media_type}</span>
+        <span aria-hidden>·</span>
+        <span>{formatBytes(asset.size)}</span>
+        <StatusBadge asset={asset} />
+      </div>
       {select ? (
         <input
           type="checkbox"

@@ -149,7 +149,7 @@ export function AssetGrid({ slug, scope, empty, select, onList, playerToken = nu
       {assets.length > 0 ? (
         <p className="text-sm text-neutral-600" aria-live="polite">
           {total} {total === 1 ? "asset" : "assets"}
-          {assets.length < total ? <span className="text-neutral-400"> · {assets.length} loaded</span> : null}
+          {assets.length < total ? <span className="text-neutral-500"> · {assets.length} loaded</span> : null}
         </p>
       ) : null}
       <div ref={scroller} className="h-[calc(100vh-10rem)] min-h-[20rem] overflow-y-auto overscroll-contain" data-testid="asset-scroller">

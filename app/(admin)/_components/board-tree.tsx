@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useRef, useState, type KeyboardEvent } from "react";
-import { BoardStateBadge } from "@/app/_components/ui/badge";
+import { BoardStateBadge, boardStateLabel } from "@/app/_components/ui/badge";
 import { Spinner } from "@/app/_components/ui/empty-state";
 import { describeError } from "@/lib/client/errors";
 import { treeKeyAction } from "@/lib/client/grid/tree-keys";
@@ -56,7 +56,7 @@ function Level({ parent, depth, ...tree }: TreeProps & { parent: string | null; 
     const want = focusAfterLoad.current;
     if (want === null || boards.length <= want) return;
     focusAfterLoad.current = null;
-    const own = items(group.current).filter((el) => el.parentElement === group.current);
+    const own = items(group.current).filter((el) => el.parentElement?.parentElement === group.current);
     focusItem(own[want], setFocused);
   }, [boards.length, setFocused]);
 
@@ -122,7 +122,7 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
   const active = tree.activeToken === board.token;
   const href = `/w/${tree.slug}/boards/${board.token}`;
 
-  const onKeyDown = (e: KeyboardEvent<HTMLLIElement>) => {
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.target !== e.currentTarget || e.altKey || e.metaKey || e.ctrlKey) return;
     const self = e.currentTarget;
     const tree = self.closest('[role="tree"]');
@@ -144,9 +144,9 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
       case "collapse":
         return setOpen(false);
       case "first-child":
-        return focusItem(self.querySelector<HTMLElement>('[role="treeitem"]'), setFocused);
+        return focusItem(self.nextElementSibling?.querySelector<HTMLElement>('[role="treeitem"]'), setFocused);
       case "parent":
-        return focusItem(self.parentElement?.closest<HTMLElement>('[role="treeitem"]'), setFocused);
+        return focusItem(self.closest('[role="group"]')?.previousElementSibling as HTMLElement | null, setFocused);
       case "activate":
         return router.push(href);
       case "type-ahead": {
@@ -157,51 +157,56 @@ function Node({ board, depth, position, setSize, firstOfTree, onDownAtEnd, ...tr
     }
   };
 
+  // The item is the board's row; its sub-boards' group follows it rather than sitting inside it, so
+  // the item's name (its title, and its state when not active) is all the text it shows (WCAG 2.5.3). aria-level, aria-setsize and
+  // aria-posinset carry the structure, as in a flat tree.
   return (
-    <li
-      role="treeitem"
-      aria-label={board.title}
-      aria-expanded={open}
-      aria-level={depth + 1}
-      aria-setsize={setSize}
-      aria-posinset={position}
-      aria-selected={active}
-      data-token={board.token}
-      tabIndex={focused === board.token || (focused === null && firstOfTree) ? 0 : -1}
-      onKeyDown={onKeyDown}
-      onFocus={(e) => {
-        if (e.target === e.currentTarget) setFocused(board.token);
-      }}
-      className="rounded-md focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-600"
-    >
-      <div className={`group flex items-center gap-1 rounded-md pr-1 ${active ? "bg-indigo-50" : "hover:bg-neutral-100"}`} style={{ paddingLeft: `${depth * 0.75}rem` }}>
-        {/* For pointers; keyboards open and close with Right and Left on the item itself. */}
-        <button
-          type="button"
-          tabIndex={-1}
-          onClick={() => {
-            setOpen((o) => !o);
-            setFocused(board.token);
-          }}
-          aria-label={`${open ? "Hide" : "Show"} sub-boards of ${board.title}`}
-          className="flex h-6 w-6 shrink-0 items-center justify-center rounded text-neutral-500 hover:bg-neutral-200"
-        >
-          <span aria-hidden className={`inline-block transition-transform ${open ? "rotate-90" : ""}`}>
-            ▸
-          </span>
-        </button>
-        {/* No prefetch: a level can hold hundreds of boards, and each prefetch renders a board page on the server. */}
-        <Link
-          href={href}
-          prefetch={false}
-          aria-current={active ? "page" : undefined}
-          tabIndex={-1}
-          onClick={() => setFocused(board.token)}
-          className={`min-w-0 flex-1 truncate py-1 text-sm ${active ? "font-semibold text-indigo-900" : "text-neutral-800"} ${board.state === "trashed" ? "line-through decoration-neutral-400" : ""}`}
-        >
-          {board.title}
-        </Link>
-        {board.state !== "active" ? <BoardStateBadge state={board.state} /> : null}
+    <li role="none">
+      <div
+        role="treeitem"
+        aria-label={board.state === "active" ? board.title : `${board.title}, ${boardStateLabel(board.state)}`}
+        aria-expanded={open}
+        aria-level={depth + 1}
+        aria-setsize={setSize}
+        aria-posinset={position}
+        aria-selected={active}
+        data-token={board.token}
+        tabIndex={focused === board.token || (focused === null && firstOfTree) ? 0 : -1}
+        onKeyDown={onKeyDown}
+        onFocus={(e) => {
+          if (e.target === e.currentTarget) setFocused(board.token);
+        }}
+        className="rounded-md focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-600"
+      >
+        <div className={`group flex items-center gap-1 rounded-md pr-1 ${active ? "bg-indigo-50" : "hover:bg-neutral-100"}`} style={{ paddingLeft: `${depth * 0.75}rem` }}>
+          {/* For pointers; keyboards open and close with Right and Left on the item itself. */}
+          <button
+            type="button"
+            tabIndex={-1}
+            onClick={() => {
+              setOpen((o) => !o);
+              setFocused(board.token);
+            }}
+            aria-label={`${open ? "Hide" : "Show"} sub-boards of ${board.title}`}
+            className="flex h-6 w-6 shrink-0 items-center justify-center rounded text-neutral-500 hover:bg-neutral-200"
+          >
+            <span aria-hidden className={`inline-block transition-transform ${open ? "rotate-90" : ""}`}>
+              ▸
+            </span>
+          </button>
+          {/* No prefetch: a level can hold hundreds of boards, and each prefetch renders a board page on the server. */}
+          <Link
+            href={href}
+            prefetch={false}
+            aria-current={active ? "page" : undefined}
+            tabIndex={-1}
+            onClick={() => setFocused(board.token)}
+            className={`min-w-0 flex-1 truncate py-1 text-sm ${active ? "font-semibold text-indigo-900" : "text-neutral-800"} ${board.state === "trashed" ? "line-through decoration-neutral-400" : ""}`}
+          >
+            {board.title}
+          </Link>
+          {board.state !== "active" ? <BoardStateBadge state={board.state} /> : null}
+        </div>
       </div>
       {open ? <Level parent={board.token} depth={depth + 1} {...tree} /> : null}
     </li>

@@ -35,7 +35,7 @@ export function CommentEditor({ slug, token, version, comment, canEdit }: { slug
               edit.reset();
               setEditing(true);
             }}
-            aria-label={`Edit the comment of version ${version}`}
+            aria-label={`Edit comment of version ${version}`}
           >
             Edit comment
           </button>

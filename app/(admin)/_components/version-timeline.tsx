@@ -75,7 +75,7 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
         ) : (
           <CommentEditor slug={slug} token={asset.token} version={entry.number} comment={entry.comment} canEdit={versioning} />
         )}
-        <p className="text-xs text-neutral-500">
+        <p className="text-xs text-neutral-600">
           {entry.title ? <span>{entry.title} · </span> : null}
           {formatBytes(entry.size)} · <time dateTime={entry.at} title={formatDate(entry.at)}>{formatAge(entry.at)}</time>
           {entry.author ? <span> · by {entry.author}</span> : null}

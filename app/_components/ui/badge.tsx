@@ -22,6 +22,9 @@ export function Badge({ tone = "neutral", children, title }: { tone?: Tone; chil
 const STATE_TONE: Record<string, Tone> = { active: "green", archived: "amber", read_only: "blue", trashed: "red" };
 const STATE_LABEL: Record<string, string> = { active: "active", archived: "archived", read_only: "read-only", trashed: "trashed" };
 
+/** How a board's state reads, on its badge and in names that include it. */
+export const boardStateLabel = (state: string) => STATE_LABEL[state] ?? state;
+
 export function BoardStateBadge({ state }: { state: string }) {
-  return <Badge tone={STATE_TONE[state] ?? "neutral"}>{STATE_LABEL[state] ?? state}</Badge>;
+  return <Badge tone={STATE_TONE[state] ?? "neutral"}>{boardStateLabel(state)}</Badge>;
 }

@@ -52,7 +52,7 @@ export default function ApiReferencePage() {
           <h1 className="text-2xl font-semibold text-neutral-900">{doc.info.title}</h1>
           <p className="mt-1 text-sm text-neutral-500">
             OpenAPI {doc.openapi} ·{" "}
-            <a href="/v1/openapi.json" className="text-blue-700 hover:underline">
+            <a href="/v1/openapi.json" className="text-blue-700 underline">
               /v1/openapi.json
             </a>{" "}
             for client generators

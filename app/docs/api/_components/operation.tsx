@@ -66,7 +66,7 @@ export function Operation(props: {
                 <tr key={`${p.in}:${p.name}`} className="border-t border-neutral-200 align-top">
                   <td className="w-1/4 py-1.5 pr-3 font-mono text-neutral-900">
                     {p.name}
-                    {!p.required && <span className="ml-1 font-sans text-xs text-neutral-400">optional</span>}
+                    {!p.required && <span className="ml-1 font-sans text-xs text-neutral-500">optional</span>}
                   </td>
                   <td className="w-20 py-1.5 pr-3 text-xs text-neutral-500">{p.in}</td>
                   <td className="py-1.5">

@@ -131,7 +131,7 @@ export function SchemaView({ schema }: { schema: Schema }) {
             <tr key={name} className="border-t border-neutral-200 align-top">
               <td className="w-1/4 py-1.5 pr-3 font-mono text-neutral-900">
                 {name}
-                {!required.has(name) && <span className="ml-1 font-sans text-xs text-neutral-400">optional</span>}
+                {!required.has(name) && <span className="ml-1 font-sans text-xs text-neutral-500">optional</span>}
               </td>
               <td className="py-1.5">
                 <div>
