@@ -32,19 +32,25 @@ export async function writePoster(file: string, colours: { sky: string; sun: str
   return file;
 }
 
+/** An H.264/AAC test clip (a moving test pattern with a tone), made with ffmpeg. */
+function writeTestClip(file: string, clip: { size: string; seconds: number; videoRate?: string[] }) {
+  const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
+  execFileSync(ffmpeg, [
+    "-hide_banner", "-loglevel", "error", "-y",
+    "-f", "lavfi", "-i", `testsrc2=size=${clip.size}:rate=25`,
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+    "-t", String(clip.seconds), "-c:v", "libx264", "-preset", "veryfast", ...(clip.videoRate ?? []),
+    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", file,
+  ]);
+  return file;
+}
+
 /**
  * A 12 s H.264/AAC clip of at least 6 MiB (so the Dashboard uploads it in multipart) that plays
  * for longer than the 2 s the player test waits for.
  */
 export function writeVideo(file: string) {
-  const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
-  execFileSync(ffmpeg, [
-    "-hide_banner", "-loglevel", "error", "-y",
-    "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-    "-t", "12", "-c:v", "libx264", "-preset", "veryfast", "-b:v", "4.4M", "-maxrate", "4.4M", "-bufsize", "8M",
-    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", file,
-  ]);
+  writeTestClip(file, { size: "1280x720", seconds: 12, videoRate: ["-b:v", "4.4M", "-maxrate", "4.4M", "-bufsize", "8M"] });
   const size = fs.statSync(file).size;
   if (size < 6 * MiB) throw new Error(`the generated video has ${size} bytes; the multipart test needs at least 6 MiB`);
   return file;
@@ -55,14 +61,7 @@ export function writeVideo(file: string) {
  * a multipart upload's parts (s3rver, which the PostgreSQL browser tests share between nodes).
  */
 export function writeShortVideo(file: string) {
-  const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
-  execFileSync(ffmpeg, [
-    "-hide_banner", "-loglevel", "error", "-y",
-    "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-    "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", file,
-  ]);
-  return file;
+  return writeTestClip(file, { size: "640x360", seconds: 3 });
 }
 
 /** Bytes that are no file format at all, with a name that says otherwise. */
