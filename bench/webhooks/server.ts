@@ -5,6 +5,7 @@
  *   npm run build && npm run bench -- webhooks --server                     embedded database (scratch data dir)
  *   DATABASE_URL=postgres://…/postgres npm run bench -- webhooks --server   a database of its own on that server
  *   BENCH_TRIGGERS=1000 BENCH_RATE=100 BENCH_SECONDS=30 BENCH_STEADY_TRIGGERS=10 BENCH_DRAIN_SECONDS=120
+ *   BENCH_PHASES=fanout,steady (either or both)
  *   EASEL_JOBS_CONCURRENCY is passed on to the server when set; EASEL_APP_DIR names another built checkout.
  * Baseline in the same run: as many signed POSTs to the same receiver made straight from this
  * process, 16 at a time, a new connection each (what a delivery costs with no job runner or database).
@@ -26,6 +27,7 @@ const STEADY_TRIGGERS = Number(process.env.BENCH_STEADY_TRIGGERS ?? 10);
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_SECONDS ?? 120) * 1000;
 const FANOUT_MS = 600_000;
 const BASELINE_CONCURRENCY = 16;
+const PHASES = (process.env.BENCH_PHASES ?? "fanout,steady").split(",");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => `load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
@@ -92,64 +94,68 @@ async function main() {
     const directMs = performance.now() - b0;
     console.log(`direct    ${TRIGGERS} signed POSTs from this process, ${BASELINE_CONCURRENCY} at a time: ${(directMs / 1000).toFixed(2)} s (${((TRIGGERS / directMs) * 1000).toFixed(1)}/s)`);
 
-    // 1. One event to many triggers.
-    const fanBoard = await newBoard("Fan-out");
-    const fanAsset = await uploadTo(fanBoard, 0);
-    await addTriggers(fanBoard, TRIGGERS, "fan");
-    await sleep(2000); // the upload's own jobs (processing, asset_added fan-out to no trigger) settle first
-    receiver.arrivals.length = 0;
-    const cpu0 = cpuMs(node.child.pid!);
-    const t0 = performance.now();
-    await rename(fanAsset, "Fanned out");
-    const reachedAll = () => new Set(receiver.arrivals.filter((a) => a.path.startsWith("/fan/")).map((a) => a.path)).size >= TRIGGERS;
-    await receiver.until(reachedAll, t0 + FANOUT_MS);
-    const fanCpu = cpuMs(node.child.pid!) - cpu0;
-    const fan = receiver.arrivals.filter((a) => a.path.startsWith("/fan/")).map((a) => a.at - t0).sort((a, b) => a - b);
-    const lastMs = fan.at(-1) ?? NaN;
-    console.log(
-      `fan-out   ${TRIGGERS} triggers, 1 event: ${fan.length}/${TRIGGERS} delivered; first ${(fan[0] / 1000).toFixed(2)} s, median ${(percentile(fan, 50) / 1000).toFixed(2)} s, ` +
-        `last ${(lastMs / 1000).toFixed(2)} s (${((fan.length / lastMs) * 1000).toFixed(1)}/s = ${(fan.length / lastMs / (TRIGGERS / directMs)).toFixed(2)} x direct; ` +
-        `server CPU ${(fanCpu / Math.max(1, fan.length)).toFixed(1)} ms per delivery)`,
-    );
-    console.log(`          ${load()}`);
-
-    // 2. A steady stream of events (one PATCH each) to a few triggers.
-    const steadyBoard = await newBoard("Steady");
-    const events = RATE * SECONDS;
-    const assets: string[] = [];
-    for (let i = 0; i < Math.min(events, 200); i++) assets.push(await uploadTo(steadyBoard, i + 1));
-    await addTriggers(steadyBoard, STEADY_TRIGGERS, "steady");
-    await sleep(3000);
-    receiver.arrivals.length = 0;
-    const sentAt: number[] = [];
-    const writes: Promise<unknown>[] = [];
-    const cpu1 = cpuMs(node.child.pid!);
-    const s0 = performance.now();
-    for (let i = 0; i < events; i++) {
-      const wait = s0 + (i * 1000) / RATE - performance.now();
-      if (wait > 0) await sleep(wait);
-      sentAt[i] = performance.now();
-      // The title carries the event's number, so each delivery is matched to the write that caused it.
-      writes.push(rename(assets[i % assets.length], `steady ${i}`));
+    if (PHASES.includes("fanout")) {
+      // 1. One event to many triggers.
+      const fanBoard = await newBoard("Fan-out");
+      const fanAsset = await uploadTo(fanBoard, 0);
+      await addTriggers(fanBoard, TRIGGERS, "fan");
+      await sleep(2000); // the upload's own jobs (processing, asset_added fan-out to no trigger) settle first
+      receiver.arrivals.length = 0;
+      const cpu0 = cpuMs(node.child.pid!);
+      const t0 = performance.now();
+      await rename(fanAsset, "Fanned out");
+      const reachedAll = () => new Set(receiver.arrivals.filter((a) => a.path.startsWith("/fan/")).map((a) => a.path)).size >= TRIGGERS;
+      await receiver.until(reachedAll, t0 + FANOUT_MS);
+      const fanCpu = cpuMs(node.child.pid!) - cpu0;
+      const fan = receiver.arrivals.filter((a) => a.path.startsWith("/fan/")).map((a) => a.at - t0).sort((a, b) => a - b);
+      const lastMs = fan.at(-1) ?? NaN;
+      console.log(
+        `fan-out   ${TRIGGERS} triggers, 1 event: ${fan.length}/${TRIGGERS} delivered; first ${(fan[0] / 1000).toFixed(2)} s, median ${(percentile(fan, 50) / 1000).toFixed(2)} s, ` +
+          `last ${(lastMs / 1000).toFixed(2)} s (${((fan.length / lastMs) * 1000).toFixed(1)}/s = ${(fan.length / lastMs / (TRIGGERS / directMs)).toFixed(2)} x direct; ` +
+          `server CPU ${(fanCpu / Math.max(1, fan.length)).toFixed(1)} ms per delivery)`,
+      );
+      console.log(`          ${load()}`);
     }
-    await Promise.all(writes);
-    const sendEnd = performance.now();
-    const expected = events * STEADY_TRIGGERS;
-    const steady = () => receiver.arrivals.filter((a) => a.path.startsWith("/steady/"));
-    await receiver.until(() => steady().length >= expected, sendEnd + DRAIN_MS);
-    const steadyCpu = cpuMs(node.child.pid!) - cpu1;
-    const arrivals = steady();
-    const latencies = arrivals.map((a) => a.at - sentAt[Number(/^steady (\d+)$/.exec(a.title)?.[1])]).filter(Number.isFinite).sort((a, b) => a - b);
-    const last = arrivals.length ? Math.max(...arrivals.map((a) => a.at)) : performance.now();
-    console.log(
-      `steady    ${RATE} events/s for ${SECONDS} s to ${STEADY_TRIGGERS} triggers (the writes took ${((sendEnd - s0) / 1000).toFixed(1)} s): ${arrivals.length}/${expected} delivered` +
-        `${arrivals.length < expected ? ` (${expected - arrivals.length} still queued after ${DRAIN_MS / 1000} s)` : ""}`,
-    );
-    console.log(
-      `          event→delivery p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms; throughput ${((arrivals.length / (last - s0)) * 1000).toFixed(1)} deliveries/s; ` +
-        `server CPU ${(steadyCpu / Math.max(1, arrivals.length)).toFixed(1)} ms per delivery (the API writes included)`,
-    );
-    console.log(`          ${load()}`);
+
+    if (PHASES.includes("steady")) {
+      // 2. A steady stream of events (one PATCH each) to a few triggers.
+      const steadyBoard = await newBoard("Steady");
+      const events = RATE * SECONDS;
+      const assets: string[] = [];
+      for (let i = 0; i < Math.min(events, 200); i++) assets.push(await uploadTo(steadyBoard, i + 1));
+      await addTriggers(steadyBoard, STEADY_TRIGGERS, "steady");
+      await sleep(3000);
+      receiver.arrivals.length = 0;
+      const sentAt: number[] = [];
+      const writes: Promise<unknown>[] = [];
+      const cpu1 = cpuMs(node.child.pid!);
+      const s0 = performance.now();
+      for (let i = 0; i < events; i++) {
+        const wait = s0 + (i * 1000) / RATE - performance.now();
+        if (wait > 0) await sleep(wait);
+        sentAt[i] = performance.now();
+        // The title carries the event's number, so each delivery is matched to the write that caused it.
+        writes.push(rename(assets[i % assets.length], `steady ${i}`));
+      }
+      await Promise.all(writes);
+      const sendEnd = performance.now();
+      const expected = events * STEADY_TRIGGERS;
+      const steady = () => receiver.arrivals.filter((a) => a.path.startsWith("/steady/"));
+      await receiver.until(() => steady().length >= expected, sendEnd + DRAIN_MS);
+      const steadyCpu = cpuMs(node.child.pid!) - cpu1;
+      const arrivals = steady();
+      const latencies = arrivals.map((a) => a.at - sentAt[Number(/^steady (\d+)$/.exec(a.title)?.[1])]).filter(Number.isFinite).sort((a, b) => a - b);
+      const last = arrivals.length ? Math.max(...arrivals.map((a) => a.at)) : performance.now();
+      console.log(
+        `steady    ${RATE} events/s for ${SECONDS} s to ${STEADY_TRIGGERS} triggers (the writes took ${((sendEnd - s0) / 1000).toFixed(1)} s): ${arrivals.length}/${expected} delivered` +
+          `${arrivals.length < expected ? ` (${expected - arrivals.length} still queued after ${DRAIN_MS / 1000} s)` : ""}`,
+      );
+      console.log(
+        `          event→delivery p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms; throughput ${((arrivals.length / (last - s0)) * 1000).toFixed(1)} deliveries/s; ` +
+          `server CPU ${(steadyCpu / Math.max(1, arrivals.length)).toFixed(1)} ms per delivery (the API writes included)`,
+      );
+      console.log(`          ${load()}`);
+    }
   } catch (err) {
     console.error(node.log());
     throw err;
