@@ -1,5 +1,6 @@
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
+import { holdScriptsBack } from "../support/hydrated";
 import { expect, test } from "../support/page-test";
 import { snap } from "../support/shots";
 
@@ -42,6 +43,27 @@ test("browse a board tree with states, open boards and see their assets", async 
   await page.goto(`/w/${slug}/boards/${brand.token}`);
   await page.getByLabel("Include sub-boards").check();
   await expect(page.getByRole("link", { name: /Wordmark sunrise/ })).toBeVisible();
+});
+
+test("the board's filter and sub-boards switch stay disabled until the page is live", async ({ page, request }) => {
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Filter before hydration");
+  await api.upload(seed.files.image, { board: board.token, title: "Harbour at dusk" });
+  await api.upload(seed.files.image, { board: board.token, title: "Mountain pass" });
+
+  // The server's HTML is all there is until release(): text typed into it would never reach the list.
+  const release = await holdScriptsBack(page);
+  await page.goto(`/w/${slug}/boards/${board.token}`, { waitUntil: "commit" });
+  await expect(page.getByLabel("Filter this board")).toBeDisabled();
+  await expect(page.getByLabel("Include sub-boards")).toBeDisabled();
+  release();
+  const filter = page.getByLabel("Filter this board");
+  await expect(filter).toBeEnabled();
+  await expect(page.getByLabel("Include sub-boards")).toBeEnabled();
+  await filter.fill("harbour");
+  await filter.press("Enter");
+  await expect(page.getByRole("link", { name: /Harbour at dusk/ })).toBeVisible();
+  await expect(page.getByRole("link", { name: /Mountain pass/ })).toHaveCount(0);
 });
 
 test("create, rename and archive a board", async ({ page }, testInfo) => {

@@ -5,6 +5,7 @@ import { useCallback, useRef, useState } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { inputClass } from "@/app/_components/ui/field";
 import { emptySelection, type Selection } from "@/lib/client/grid/selection";
+import { useHydrated } from "@/lib/client/hydrated";
 import { boardQuery, keys, workspaceQuery, type AssetListScope } from "@/lib/client/queries";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
 import { AssetGrid, NoAssets, type GridList } from "./asset-grid";
@@ -31,6 +32,9 @@ export function BoardView({ slug, token, downloadToken = null }: { slug: string;
   const canWrite = useWorkspaceRole().can("write");
   const filterField = useRef<HTMLInputElement>(null);
   useSlashToFocus(filterField);
+  // The filter and the switch are server-rendered: typed or ticked before hydration, they would
+  // show a filter that React's state (and so the list) does not have.
+  const hydrated = useHydrated();
   const scope: AssetListScope = { kind: "board", token, nested, query: query || undefined };
   const [selection, setSelection] = useState<Selection>(emptySelection);
   const [list, setList] = useState<GridList>({ assets: [], total: 0 });
@@ -80,10 +84,10 @@ export function BoardView({ slug, token, downloadToken = null }: { slug: string;
             <label htmlFor="board-filter" className="sr-only">
               Filter this board
             </label>
-            <input id="board-filter" ref={filterField} type="search" aria-keyshortcuts="/" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Filter this board" className={`${inputClass} w-56 py-1.5`} />
+            <input id="board-filter" ref={filterField} type="search" aria-keyshortcuts="/" value={filter} onChange={(e) => setFilter(e.target.value)} disabled={!hydrated} placeholder="Filter this board" className={`${inputClass} w-56 py-1.5`} />
           </form>
           <label className="flex items-center gap-2 text-sm text-neutral-700">
-            <input type="checkbox" checked={nested} onChange={(e) => rescope(() => setNested(e.target.checked))} className="h-4 w-4 rounded border-neutral-300" />
+            <input type="checkbox" checked={nested} onChange={(e) => rescope(() => setNested(e.target.checked))} disabled={!hydrated} className="h-4 w-4 rounded border-neutral-300" />
             Include sub-boards
           </label>
         </div>
