@@ -54,12 +54,13 @@ test("the board's filter and sub-boards switch stay disabled until the page is l
   // The server's HTML is all there is until release(): text typed into it would never reach the list.
   const release = await holdScriptsBack(page);
   await page.goto(`/w/${slug}/boards/${board.token}`, { waitUntil: "commit" });
-  await expect(page.getByLabel("Filter this board")).toBeDisabled();
-  await expect(page.getByLabel("Include sub-boards")).toBeDisabled();
-  release();
   const filter = page.getByLabel("Filter this board");
+  const subBoards = page.getByLabel("Include sub-boards");
+  await expect(filter).toBeDisabled();
+  await expect(subBoards).toBeDisabled();
+  release();
   await expect(filter).toBeEnabled();
-  await expect(page.getByLabel("Include sub-boards")).toBeEnabled();
+  await expect(subBoards).toBeEnabled();
   await filter.fill("harbour");
   await filter.press("Enter");
   await expect(page.getByRole("link", { name: /Harbour at dusk/ })).toBeVisible();
