@@ -12,7 +12,7 @@ import type { StorageDriver } from "../storage/types";
 import { dominantColors } from "./colors";
 import { binaries, probe, run } from "./ffmpeg";
 import { MediaToolError } from "./media-tools";
-import { isAudio, isImage, isVideo, sniffMediaType } from "./sniff";
+import { isAudio, isImage, isVideo, SNIFF_BYTES, sniffMediaType } from "./sniff";
 import { imageSize, imageSource, renderThumbnails, type ImageSource } from "./thumbnails";
 
 export type ProcessResult = { status: "processed" | "gone" | "superseded"; mediaType?: string; isVideo?: boolean };
@@ -26,7 +26,7 @@ async function download(storage: StorageDriver, key: string, dir: string): Promi
   return file;
 }
 
-async function firstBytes(file: string, n = 64): Promise<Uint8Array> {
+async function firstBytes(file: string, n = SNIFF_BYTES): Promise<Uint8Array> {
   const fd = await fs.promises.open(file, "r");
   try {
     const buf = Buffer.alloc(n);

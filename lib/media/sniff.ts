@@ -1,5 +1,10 @@
+import { startsWithMpegAudioFrames } from "./mpeg-audio-frame";
+
+/** How much of a file's start sniffMediaType reads: enough for two MPEG audio frame headers (MPEG_AUDIO_HEAD_BYTES). */
+export const SNIFF_BYTES = 4096;
+
 /**
- * The media type of a file from its first bytes. Clients declare a type at upload_prepare; the
+ * The media type of a file from its first bytes (SNIFF_BYTES of them). Clients declare a type at upload_prepare; the
  * processing job trusts the bytes instead when they are recognised. null = not recognised (the
  * declared type stands).
  */
@@ -15,7 +20,7 @@ export function sniffMediaType(head: Uint8Array): string | null {
   if (ascii(0, "RIFF") && ascii(8, "AVI ")) return "video/x-msvideo";
   if (ascii(0, "%PDF-")) return "application/pdf";
   if (at(0, 0x1a, 0x45, 0xdf, 0xa3)) return "video/webm";
-  if (ascii(0, "ID3") || (b[0] === 0xff && (b[1] & 0xe0) === 0xe0 && b.length > 2)) return "audio/mpeg";
+  if (ascii(0, "ID3") || startsWithMpegAudioFrames(b)) return "audio/mpeg";
   if (ascii(0, "OggS")) return "audio/ogg";
   if (ascii(0, "fLaC")) return "audio/flac";
   if (ascii(4, "ftyp")) {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { getAssetOrThrow, presentAsset } from "../../assets/get-asset";
 import { patchAsset } from "../../assets/patch-asset";
 import { DomainError } from "../../errors";
-import { sniffMediaType } from "../../media/sniff";
+import { SNIFF_BYTES, sniffMediaType } from "../../media/sniff";
 import { ingestBytes } from "../../uploads/ingest-bytes";
 import { assertBoardVersionWriteable, assertVersioningAllowed } from "../../versions/gates";
 import { downloadFile, type DownloadedFile } from "../download";
@@ -13,7 +13,7 @@ const MIME = /^[\w.+-]+\/[\w.+-]+$/;
 /** The caller's type, else what the bytes are, else what the server said; an HTML page is refused unless asked for. */
 function mediaTypeOf(file: DownloadedFile, declared: string | undefined): string {
   if (declared) return declared;
-  const sniffed = sniffMediaType(file.bytes.subarray(0, 64));
+  const sniffed = sniffMediaType(file.bytes.subarray(0, SNIFF_BYTES));
   if (sniffed) return sniffed;
   if (file.contentType === "text/html") {
     // Usually a share, preview or login page rather than the file itself.
