@@ -367,25 +367,21 @@ async function goalMain() {
   type Figures = { easel: number; bare: number; floor404: number; floorPreflight: number };
   const results = new Map<string, Figures[]>();
   console.log(`\n${db}: ${rounds} rounds × ${requests} requests per load at 16 connections; ${os.availableParallelism()} cores; load average before ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  // One round: the read, the bare server's same answer and both floors, back to back.
+  const loadRound = async (easelPath: string, barePath: string): Promise<Figures> => ({
+    easel: await cpuPerRequest(easelAt(easelPath), auth, easel.pid!, 200, requests),
+    bare: await cpuPerRequest(bareAt(barePath), {}, bare.pid!, 200, requests),
+    floor404: await cpuPerRequest(easelAt("/v1/bench/no-such-route"), {}, easel.pid!, 404, requests),
+    floorPreflight: await cpuPerRequest(easelAt(easelPath), {}, easel.pid!, 204, requests, "OPTIONS"),
+  });
   // A freshly started server is still compiling its hot paths through the first few thousand
   // requests (the first counted round ran 0.3–0.4 ms per request above the rest): one round of
   // every load first, not counted.
-  for (const [, , easelPath, barePath] of reads) {
-    await cpuPerRequest(easelAt(easelPath), auth, easel.pid!, 200, requests);
-    await cpuPerRequest(bareAt(barePath), {}, bare.pid!, 200, requests);
-    await cpuPerRequest(easelAt("/v1/bench/no-such-route"), {}, easel.pid!, 404, requests);
-    await cpuPerRequest(easelAt(easelPath), {}, easel.pid!, 204, requests, "OPTIONS");
-  }
+  for (const [, , easelPath, barePath] of reads) await loadRound(easelPath, barePath);
   console.log(`warm-up round done (not counted); load average ${os.loadavg()[0].toFixed(2)}`);
   for (let round = 0; round < rounds; round++) {
     for (const [, name, easelPath, barePath] of reads) {
-      const figures: Figures = {
-        easel: await cpuPerRequest(easelAt(easelPath), auth, easel.pid!, 200, requests),
-        bare: await cpuPerRequest(bareAt(barePath), {}, bare.pid!, 200, requests),
-        floor404: await cpuPerRequest(easelAt("/v1/bench/no-such-route"), {}, easel.pid!, 404, requests),
-        floorPreflight: await cpuPerRequest(easelAt(easelPath), {}, easel.pid!, 204, requests, "OPTIONS"),
-      };
-      results.set(name, [...(results.get(name) ?? []), figures]);
+      results.set(name, [...(results.get(name) ?? []), await loadRound(easelPath, barePath)]);
     }
     console.log(`round ${round + 1} done; load average ${os.loadavg()[0].toFixed(2)}`);
   }

@@ -4,9 +4,9 @@ import { startsWithMpegAudioFrames } from "./mpeg-audio-frame";
 export const SNIFF_BYTES = 4096;
 
 /**
- * The media type of a file from its first bytes (SNIFF_BYTES of them). Clients declare a type at upload_prepare; the
- * processing job trusts the bytes instead when they are recognised. null = not recognised (the
- * declared type stands).
+ * The media type of a file from its first bytes (SNIFF_BYTES of them). Clients declare a type at
+ * upload_prepare; the processing job trusts the bytes instead when they are recognised. null = not
+ * recognised (the declared type stands).
  */
 export function sniffMediaType(head: Uint8Array): string | null {
   const b = head;

@@ -94,8 +94,8 @@ describe("sources that fail with a code on the asset", () => {
 
   it("bytes that are no media file: unreadable_source, and nothing unpublished is left in storage", { timeout: 60_000 }, async () => {
     const before = new Set(await deps.store.s3.keys());
-    // Fixed bytes: a fresh random file is sometimes something after all (one in 2,048 starts with an
-    // MPEG audio sync word; ffprobe reads about one in 170 as LRC lyrics), and the test would vary.
+    // Fixed bytes: a fresh random file is sometimes something after all (ffprobe reads about one in
+    // 170 as LRC lyrics), and the test would vary.
     const noise = crypto.createCipheriv("aes-256-ctr", Buffer.alloc(32, 1), Buffer.alloc(16)).update(Buffer.alloc(4096));
     const { row } = await encode(noise);
     expect([row.encodeStatus, row.encodeError]).toEqual(["failed", "unreadable_source"]);
