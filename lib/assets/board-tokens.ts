@@ -27,8 +27,8 @@ export async function boardTokensByAsset(db: DbOrTx, assetIds: number[]): Promis
 
 /**
  * The board tokens of the row of `assets` in the enclosing query, as one text[] column: the same
- * tokens in the same order as boardTokensByAsset, for a read of one asset that should take one
- * round trip.
+ * tokens in the same order as boardTokensByAsset, for a read that should take one round trip (one
+ * asset, or a page of them: asset-page.ts).
  */
 export const boardTokensOfAssetRow = () =>
   // Aliased and qualified by hand: Drizzle renders a one-table query's columns unqualified, which

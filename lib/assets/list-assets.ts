@@ -1,13 +1,12 @@
-import { and, count, desc, eq, exists, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, exists, sql, type SQL } from "drizzle-orm";
 import { boardRowInScope, type BoardScope } from "../boards/scope";
 import type { DbOrTx } from "../db";
 import { prepared } from "../db/prepared";
 import { assetBoards, assets, boards, type Workspace } from "../db/schema";
 import type { Deps } from "../deps";
-import { offsetOf, pagy, type Page } from "../http/pagination";
+import { offsetOf, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
-import { boardTokensByAsset } from "./board-tokens";
-import { toAssetJson } from "./present";
+import { pageWithBoardTokens, toAssetListing } from "./asset-page";
 
 export type AssetFilter = {
   workspace: Workspace;
@@ -50,38 +49,30 @@ export function assetWhere(filter: AssetFilter): SQL | undefined {
 }
 
 /**
- * The page and count queries of the two filters every board view and workspace listing asks for
- * (one board, or the whole workspace; no search terms), built once per database handle: building
- * a Drizzle query costs more CPU than the rest of such a request's own work.
+ * The page and count queries of the listing every workspace view asks for (the whole workspace,
+ * no filter), built once per database handle: building a Drizzle query costs more CPU than the
+ * rest of such a request's own work. One board's listing has its own (list-board-assets.ts).
  */
-function preparedListing(db: DbOrTx, scope: "board" | "workspace") {
-  return prepared(db, `asset_listing_${scope}`, (d) => {
-    const onBoard = exists(sql`(select 1 from ${assetBoards} where ${assetBoards.assetId} = ${assets.id} and ${assetBoards.boardId} = ${sql.placeholder("boardId")})`);
-    const where = and(eq(assets.workspaceId, sql.placeholder("workspaceId")), scope === "board" ? onBoard : undefined);
+function preparedWorkspaceListing(db: DbOrTx) {
+  return prepared(db, "asset_listing_workspace", (d) => {
+    const where = eq(assets.workspaceId, sql.placeholder("workspaceId"));
     return {
-      rows: d.select().from(assets).where(where).orderBy(desc(assets.createdAt), desc(assets.id)).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")).prepare(`asset_page_${scope}`),
-      total: d.select({ total: count() }).from(assets).where(where).prepare(`asset_count_${scope}`),
+      rows: pageWithBoardTokens(d, where, sql.placeholder("limit"), sql.placeholder("offset")).prepare("asset_page_workspace"),
+      total: d.select({ total: count() }).from(assets).where(where).prepare("asset_count_workspace"),
     };
   });
 }
 
-/** The filters preparedListing serves: a workspace, at most one board, nothing else. */
-function plainScope(filter: AssetFilter): { scope: "board" | "workspace"; boardId: number } | null {
-  if (filter.query?.trim() || filter.mediaType || filter.tags?.length) return null;
-  if (!filter.boards) return { scope: "workspace", boardId: 0 };
-  return filter.boards.kind === "board" ? { scope: "board", boardId: filter.boards.boardId } : null;
-}
+const isPlain = (filter: AssetFilter) => !filter.boards && !filter.query?.trim() && !filter.mediaType && !filter.tags?.length;
 
-/** A page of assets, newest first, each with its board tokens (two queries for the whole page). */
+/** A page of assets, newest first, each with its board tokens: the page and the count, sent together (one round trip). */
 export async function listAssets(deps: Deps, filter: AssetFilter, page: Page, link: MediaLinker) {
-  const plain = plainScope(filter);
+  const values = { workspaceId: filter.workspace.id, limit: page.perPage, offset: offsetOf(page) };
+  const plain = isPlain(filter) ? preparedWorkspaceListing(deps.db) : null;
   const where = plain ? undefined : assetWhere(filter);
-  const listing = plain ? preparedListing(deps.db, plain.scope) : null;
-  const values = { workspaceId: filter.workspace.id, boardId: plain?.boardId ?? 0, limit: page.perPage, offset: offsetOf(page) };
   const [rows, [{ total }]] = await Promise.all([
-    listing ? listing.rows.execute(values) : deps.db.select().from(assets).where(where).orderBy(desc(assets.createdAt), desc(assets.id)).limit(page.perPage).offset(offsetOf(page)),
-    listing ? listing.total.execute(values) : deps.db.select({ total: count() }).from(assets).where(where),
+    plain ? plain.rows.execute(values) : pageWithBoardTokens(deps.db, where, values.limit, values.offset),
+    plain ? plain.total.execute(values) : deps.db.select({ total: count() }).from(assets).where(where),
   ]);
-  const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.id));
-  return { data: rows.map((a) => toAssetJson(a, tokens.get(a.id) ?? [], link)), pagy: pagy(page, rows.length, total) };
+  return toAssetListing(rows, total, page, link);
 }
