@@ -8,6 +8,23 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 const LATENCY_TESTS = ["tests/security/sign-in.test.ts", "tests/security/board-scale.test.ts"];
 
+/**
+ * Files that run on an embedded data dir of their own whatever database the suite is given (the
+ * CLI against a server's PGlite, backup and restore of the embedded data dir, kill -9 of a PGlite
+ * job harness): on PostgreSQL (TEST_DATABASE_URL) they would repeat the PGlite run's work exactly,
+ * so only the embedded run has them. Each was checked to take nothing from the suite's database
+ * (no `inject("testDatabase")`, no shared deps; DATABASE_URL removed from their children's env).
+ */
+const EMBEDDED_ONLY = [
+  "tests/cli/cli.test.ts",
+  "tests/cli/members-cli.test.ts",
+  "tests/backup/backup-restore.test.ts",
+  "tests/backup/consistency.test.ts",
+  "tests/backup/restore-refusals.test.ts",
+  "tests/video/kill.test.ts",
+];
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL);
+
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
@@ -26,7 +43,7 @@ export default defineConfig({
         test: {
           name: "suite",
           include: ["lib/**/*.test.ts", "tests/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...LATENCY_TESTS],
+          exclude: [...configDefaults.exclude, ...LATENCY_TESTS, ...(onPostgres ? EMBEDDED_ONLY : [])],
           sequence: { groupOrder: 0 },
         },
       },
