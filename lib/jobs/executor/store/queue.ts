@@ -84,50 +84,61 @@ function leaseAndLoad(st: Statement, at: string, token: string, leaseMs: number)
  * lock on PostgreSQL. It takes turns across fair keys (a run's first group, `ckey1`: for Easel's
  * jobs the workspace), so one key's backlog cannot keep another key's item waiting:
  *
+ * - `queued`: every due item's place in its fair key's queue (arrival order). Only the first
+ *   `climit1` of each key can be taken now (the first `limit` of items without a group), so only
+ *   they go on: the joins below see a few rows per key, not the backlog.
  * - `flight`: calls in flight per group, counted once (not once per queued row).
- * - `due`: each due item's turn, `turn_rank` = its group's calls in flight + its place among
- *   the group's due items (arrival order); an item past its fair group's limit is not a candidate.
+ * - `due`: each item's turn, `turn_rank` = its key's calls in flight + its place.
  * - Candidates are ordered by (turn_rank, the key's last turn, arrival): every key's next item
  *   before any key's item after it, and among keys' next items the key served least recently
  *   first (`turns`, from the executor; a key not among them counts as served longest ago).
  * - The second group is counted in that same order (`row_number` per `ckey2`), so a batch never
  *   overfills it either, and a key's backlog never counts against another key's item.
  *
- * The turn ranks need every due item once (a scan and a sort of the due rows, no query per row):
- * bench/queues measures it with thousands queued.
+ * The places need every due item once: a scan and a sort of the due rows (keys compared
+ * bytewise), nothing per row; the database's clock and the due time are read once. bench/queues measures it with
+ * thousands queued.
  */
 async function claimCounted(db: DbOrTx, now: Date, token: string, leaseMs: number, limit: number, turns: [string, number][]): Promise<BatchRow[]> {
   const st = new Statement();
   const at = st.at(now);
-  const due = `q.available_at <= ${at} and (q.lease_until is null or q.lease_until < clock_timestamp())`;
-  const text = `with flight as (
+  const take = st.p(limit, "int");
+  // Read once: a parameter cast to timestamptz in a row filter is parsed again for every row.
+  const dbNow = "(select t from db_now)";
+  const due = "(select at from db_now)";
+  const text = `with db_now as materialized (select clock_timestamp() as t, ${at} as at), flight as (
       select k, count(*) as n from (
-        select ckey1 as k from job_queue where lease_until >= clock_timestamp() and ckey1 is not null
-        union all select ckey2 from job_queue where lease_until >= clock_timestamp() and ckey2 is not null
+        select ckey1 as k from job_queue where lease_until >= ${dbNow} and ckey1 is not null
+        union all select ckey2 from job_queue where lease_until >= ${dbNow} and ckey2 is not null
       ) f group by k
     ), turn as (
       select t.k, t.n from jsonb_to_recordset(${st.json(turns.map(([k, n]) => ({ k, n })))}) as t(k text, n bigint)
+    ), queued as (
+      select q.id, q.available_at, q.ckey1, q.climit1, q.ckey2, q.climit2,
+        row_number() over (partition by q.ckey1 collate "C" order by q.available_at, q.id) as place
+      from job_queue q
+      where q.available_at <= ${due} and (q.lease_until is null or q.lease_until < ${dbNow})
     ), due as (
       select q.id, q.available_at, q.ckey1, q.climit1, q.ckey2, q.climit2, coalesce(f2.n, 0) as in_flight2,
-        coalesce(f1.n, 0) + row_number() over (partition by q.ckey1 order by q.available_at, q.id) as turn_rank,
-        coalesce(t.n, 0) as last_turn
-      from job_queue q
+        coalesce(f1.n, 0) + q.place as turn_rank, coalesce(t.n, 0) as last_turn
+      from queued q
       left join flight f1 on f1.k = q.ckey1
       left join flight f2 on f2.k = q.ckey2
       left join turn t on t.k = coalesce(q.ckey1, '')
-      where ${due}
+      where q.place <= coalesce(q.climit1, ${take})
     ), ranked as (
       select d.id, d.turn_rank, d.last_turn, d.available_at, d.ckey2, d.climit2, d.in_flight2,
         row_number() over (partition by d.ckey2 order by d.turn_rank, d.last_turn, d.available_at, d.id) as n2
       from due d
       where (d.ckey1 is null or d.turn_rank <= d.climit1) and (d.ckey2 is null or d.in_flight2 < d.climit2)
     ), chosen as (
-      select r.id, r.turn_rank, r.last_turn, r.available_at from ranked r
+      select r.id from ranked r
       where r.ckey2 is null or r.in_flight2 + r.n2 <= r.climit2
       order by r.turn_rank, r.last_turn, r.available_at, r.id
-      limit ${st.p(limit, "int")}
+      limit ${take}
     ), picked as (
-      select q.id from job_queue q where q.id in (select id from chosen) and ${due}
+      select q.id from job_queue q
+      where q.id in (select id from chosen) and q.available_at <= ${at} and (q.lease_until is null or q.lease_until < clock_timestamp())
       for update of q skip locked
     ), ${leaseAndLoad(st, at, token, leaseMs)}
     select n.next_due, c.* from ${nextDue(at)} n left join claimed c on true order by c.q_id`;
