@@ -41,7 +41,7 @@ function baselineTree(): string {
 type Result = {
   newcomer: { ms: number; othersBetween: number };
   rounds: { ms: number; othersBetween: number };
-  claim: { room: { median: number; p90: number }; full: { median: number; p90: number }; explain: string[] };
+  claim: { room: { median: number; p90: number; empty: number }; full: { median: number; p90: number; empty: number }; explain: string[] };
   load: number[];
 };
 
@@ -72,6 +72,7 @@ function main() {
     ["claim, the workspace has room: p90", (r) => r.claim.room.p90, f],
     ["claim, the workspace is full (find another's): median", (r) => r.claim.full.median, f],
     ["claim, the workspace is full: p90", (r) => r.claim.full.p90, f],
+    ["claims (of 80) that took nothing while an item was due", (r) => r.claim.room.empty + r.claim.full.empty, String],
   ];
   console.log(`${"".padEnd(56)} ${"before".padEnd(24)} ${"after".padEnd(24)} after / before`);
   for (const [label, pick, fmt] of rows) {

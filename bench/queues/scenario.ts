@@ -137,19 +137,21 @@ async function claimCost(db: Db, raw: postgres.Sql | null, pglite?: PGlite) {
   const giveBack = (ids: number[]) => db.execute(sql`update job_queue set lease_token = null, lease_until = null where id in ${sql.raw(`(${ids.join(",")})`)}`);
   const measure = async () => {
     const ms: number[] = [];
+    let empty = 0;
     for (let i = 0; i < 40; i++) {
       const t = performance.now();
       const { claims } = await claimBatch(db, new Date(), 60_000, 1, []);
       ms.push(performance.now() - t);
-      if (claims.length !== 1) throw new Error(`claim ${i} took ${claims.length} items`);
-      await giveBack(claims.map((c) => c.item.id));
+      // Counted, not fatal: a claim that finds nothing when an item is due is a finding of its own.
+      if (claims.length !== 1) empty++;
+      if (claims.length) await giveBack(claims.map((c) => c.item.id));
     }
-    return stats(ms);
+    return { ...stats(ms), empty };
   };
   const room = await measure();
   // Workspace 1's one slot taken for the rest; workspace 2's one run waits behind the backlog.
   const held = await claimBatch(db, new Date(), 600_000, 1, []);
-  await ingestEvents(db, [{ name: "bench/claim", data: { workspaceId: 2 } }], new Date(Date.now() + 1));
+  await ingestEvents(db, [{ name: "bench/claim", data: { workspaceId: 2 } }], new Date());
   const full = await measure();
   let explain: string[] = [];
   if (raw && lastClaim) {
