@@ -22,7 +22,8 @@ export const assetProcessingRequested = eventType("asset/processing.requested", 
 
 /**
  * Encode a video to HLS. Deliberately no event id: every retry_video_processing call must queue
- * a new run (the spec); a per-asset concurrency key serialises them and a late run finds the work done.
+ * a new run (the spec); the per-workspace concurrency key (one step at a time per workspace, so per
+ * asset too) serialises their steps, the encode's lease their runs, and a late run finds the work done.
  */
 export const encodeVideoRequested = eventType("encode/video.requested", {
   schema: z.object({ assetId: z.number().int(), workspaceId: workspaceKey }),
