@@ -26,7 +26,7 @@ export function stageAssetChanged(stage: StageEvent, clock: Clock, input: AssetC
 
 /** Probe the media and make thumbnails (and, on plans that encode on upload, start the video encode), stored with the write. */
 export function stageProcessing(stage: StageEvent, asset: Asset): Promise<void> {
-  return stage(assetProcessingRequested, { assetId: asset.id });
+  return stage(assetProcessingRequested, { assetId: asset.id, workspaceId: asset.workspaceId });
 }
 
 /** An asset change with no write of its own to join (tests place assets directly): stored, then handed on. */

@@ -35,7 +35,7 @@ export const encodeVideoJob = inngest.createFunction(
   {
     id: "encode-video",
     retries: 2,
-    concurrency: [{ limit: 1 }, { key: "event.data.assetId", limit: 1 }],
+    concurrency: [{ limit: 2 }, { key: "event.data.workspaceId", limit: 1 }],
     triggers: [encodeVideoRequested],
     onFailure: async ({ event, step }) => {
       const failed = event.data as { run_id: string; event: { data: { assetId: number } } };

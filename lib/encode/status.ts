@@ -44,7 +44,7 @@ export async function markQueued(db: DbOrTx, asset: Asset, from: EncodeStatus[])
 export async function queueEncode(deps: Deps, asset: Asset, from: EncodeStatus[], opts: { always?: boolean } = {}): Promise<Asset | null> {
   return transactionWithEvents(deps, async (tx, stage) => {
     const queued = await markQueued(tx, asset, from);
-    if (queued || opts.always) await stage(encodeVideoRequested, { assetId: asset.id });
+    if (queued || opts.always) await stage(encodeVideoRequested, { assetId: asset.id, workspaceId: asset.workspaceId });
     return queued;
   });
 }

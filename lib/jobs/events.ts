@@ -7,17 +7,26 @@ import { z } from "zod";
  * validates the payload against the schema) and the outbox hands them on after the commit.
  */
 
+/**
+ * The workspace a job works for: its functions' concurrency is keyed by it, so one workspace's
+ * backlog never holds every slot (docs/jobs.md, "Fair queues"). Every sender sets it; it is
+ * optional only so that an event stored before it existed (a job queued across an upgrade) still
+ * passes the SDK's check of the trigger's schema and runs, in the group of the empty key.
+ */
+const workspaceKey = z.number().int().optional();
+
 /** An upload completed or a new version was written: probe the media, make thumbnails. */
 export const assetProcessingRequested = eventType("asset/processing.requested", {
-  schema: z.object({ assetId: z.number().int() }),
+  schema: z.object({ assetId: z.number().int(), workspaceId: workspaceKey }),
 });
 
 /**
  * Encode a video to HLS. Deliberately no event id: every retry_video_processing call must queue
- * a new run (the spec); a per-asset concurrency key serialises them and a late run finds the work done.
+ * a new run (the spec); the per-workspace concurrency key (one step at a time per workspace, so per
+ * asset too) serialises their steps, the encode's lease their runs, and a late run finds the work done.
  */
 export const encodeVideoRequested = eventType("encode/video.requested", {
-  schema: z.object({ assetId: z.number().int() }),
+  schema: z.object({ assetId: z.number().int(), workspaceId: workspaceKey }),
 });
 
 export const ASSET_CHANGE_KINDS = ["asset_added", "asset_updated", "asset_deleted"] as const;
@@ -41,7 +50,7 @@ export const assetChanged = eventType("asset/changed", {
  * is 1: the run starts with the schedule's second wait); absent on a resend, a fresh schedule.
  */
 export const webhookDeliveryRequested = eventType("webhook/delivery.requested", {
-  schema: z.object({ triggerId: z.string(), messageId: z.string(), payload: z.unknown(), attemptsMade: z.number().int().min(0).optional() }),
+  schema: z.object({ triggerId: z.string(), messageId: z.string(), payload: z.unknown(), attemptsMade: z.number().int().min(0).optional(), workspaceId: workspaceKey }),
 });
 
 /** When expired upload sessions are swept (UTC): the trigger of the upload-cleanup function. */

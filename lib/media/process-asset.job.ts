@@ -16,7 +16,7 @@ import { processAsset } from "./process-asset";
  * plan says so.
  */
 export const processAssetJob = inngest.createFunction(
-  { id: "asset-process", retries: 3, concurrency: [{ limit: 2 }, { key: "event.data.assetId", limit: 1 }], triggers: [assetProcessingRequested] },
+  { id: "asset-process", retries: 3, concurrency: [{ limit: 2 }, { key: "event.data.workspaceId", limit: 1 }], triggers: [assetProcessingRequested] },
   async ({ event, step }) => {
     const result = await step.run("probe-and-thumbnail", async () => {
       const deps = await getDeps();

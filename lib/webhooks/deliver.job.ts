@@ -14,7 +14,13 @@ import { retrySchedule } from "./retry-schedule";
  * retries stay for infrastructure failures (the database unreachable).
  */
 export const deliverWebhookJob = inngest.createFunction(
-  { id: "webhooks-deliver", retries: 3, triggers: [webhookDeliveryRequested] },
+  {
+    id: "webhooks-deliver",
+    retries: 3,
+    // Fair across workspaces (docs/jobs.md, "Fair queues"): one workspace's failing receivers hold at most 2 of 8 slots.
+    concurrency: [{ limit: 8 }, { key: "event.data.workspaceId", limit: 2 }],
+    triggers: [webhookDeliveryRequested],
+  },
   async ({ event, step }) => {
     let schedule: number[];
     try {

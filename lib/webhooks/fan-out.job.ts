@@ -24,7 +24,13 @@ export const FAN_OUT_BATCH = 100;
  * second retry run.
  */
 export const fanOutWebhooksJob = inngest.createFunction(
-  { id: "webhooks-fan-out", retries: 3, triggers: [assetChanged] },
+  {
+    id: "webhooks-fan-out",
+    retries: 3,
+    // Fair across workspaces (docs/jobs.md, "Fair queues"): a bulk import's changes hold at most 2 of 8 slots.
+    concurrency: [{ limit: 8 }, { key: "event.data.workspaceId", limit: 2 }],
+    triggers: [assetChanged],
+  },
   async ({ event, step }) => {
     const eventId = event.id ?? `${event.data.kind}:${event.data.assetId}:${event.data.occurredAt}`;
     const planned = await step.run("plan-deliveries", async () => {
@@ -33,7 +39,7 @@ export const fanOutWebhooksJob = inngest.createFunction(
       if (!plan) return null;
       // Memoized: the envelope and the targets only, never the trigger rows (their secrets).
       if (plan.targets.length > FAN_OUT_BATCH) return { plan: { base: plan.base, targets: plan.targets }, attempts: null };
-      return { plan: null, attempts: await attemptAndEnqueueRetries(deps, plan.base, plan.targets, plan.triggers) };
+      return { plan: null, attempts: await attemptAndEnqueueRetries(deps, event.data.workspaceId, plan.base, plan.targets, plan.triggers) };
     });
     if (!planned) return { deliveries: 0 };
     let all: BatchOutcome[];
@@ -41,7 +47,7 @@ export const fanOutWebhooksJob = inngest.createFunction(
       const { base, targets } = planned.plan;
       const batches: DeliveryTarget[][] = [];
       for (let i = 0; i < targets.length; i += FAN_OUT_BATCH) batches.push(targets.slice(i, i + FAN_OUT_BATCH));
-      all = await Promise.all(batches.map((batch, i) => step.run(`deliver-batch-${i + 1}`, async () => attemptAndEnqueueRetries(await getDeps(), base, batch))));
+      all = await Promise.all(batches.map((batch, i) => step.run(`deliver-batch-${i + 1}`, async () => attemptAndEnqueueRetries(await getDeps(), event.data.workspaceId, base, batch))));
     } else {
       all = [planned.attempts!];
     }
@@ -52,10 +58,11 @@ export const fanOutWebhooksJob = inngest.createFunction(
 
 type BatchOutcome = Omit<FirstAttempts, "failed"> & { retrying: number };
 
-async function attemptAndEnqueueRetries(deps: Deps, base: PayloadBase, targets: DeliveryTarget[], justRead?: Trigger[]): Promise<BatchOutcome> {
+/** `workspaceId` keys the retry runs' concurrency, as it keys the fan-out's. */
+async function attemptAndEnqueueRetries(deps: Deps, workspaceId: number, base: PayloadBase, targets: DeliveryTarget[], justRead?: Trigger[]): Promise<BatchOutcome> {
   const { failed, ...counts } = await deliverFirstAttempts(deps, base, targets, justRead);
   if (failed.length) {
-    await inngest.send(failed.map((m) => webhookDeliveryRequested.create({ ...m, attemptsMade: 1 }, { id: m.messageId })));
+    await inngest.send(failed.map((m) => webhookDeliveryRequested.create({ ...m, attemptsMade: 1, workspaceId }, { id: m.messageId })));
   }
   return { ...counts, retrying: failed.length };
 }

@@ -32,6 +32,6 @@ export async function resendDelivery(deps: Deps, principal: Principal, input: { 
   }
   // Stored before answering "queued", then handed on (lib/jobs/outbox). Each resend is an event of
   // its own: it starts a delivery run even though the message was delivered before.
-  await storeAndHandOff(deps, webhookDeliveryRequested, { triggerId: trigger.id, messageId: delivery.messageId, payload: delivery.payload });
+  await storeAndHandOff(deps, webhookDeliveryRequested, { triggerId: trigger.id, messageId: delivery.messageId, payload: delivery.payload, workspaceId: trigger.workspaceId });
   return { trigger_id: trigger.id, message_id: delivery.messageId, status: "queued" };
 }

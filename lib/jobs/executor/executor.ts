@@ -15,6 +15,7 @@ import { claimBatch, releaseAllLeases, renewLease, type Claim, type ClaimedItem 
 import { settleCall, settleWake, unlease, type SettleInput, type Settled } from "./store/settle";
 import { syncFunctions } from "./sync";
 import type { Transport } from "./transport";
+import { RecentTurns } from "./turns";
 
 export type ExecutorOptions = {
   db: Db;
@@ -91,6 +92,8 @@ export class Executor {
   /** The loop found free slots all promised to an offer: the offer's end must wake it (unused slots come back). */
   private waitingForOffers = false;
   private withdrawSlots: (() => void) | null = null;
+  /** The fair keys this executor started lately: claims serve the least recently served first. */
+  private readonly turns = new RecentTurns();
 
   constructor(options: ExecutorOptions) {
     this.o = {
@@ -196,6 +199,7 @@ export class Executor {
       );
       return;
     }
+    this.turns.record(claim.fairKey ?? null);
     const worker: Worker = { item: claim.item };
     const task: Promise<void> = this.process(worker, claim.state).then(
       (quiet) => this.finished(task, quiet),
@@ -258,7 +262,7 @@ export class Executor {
     let dueAt: Date | null = null;
     while (this.running && this.inFlight.size + this.reserved < this.o.concurrency) {
       const free = this.o.concurrency - this.inFlight.size - this.reserved;
-      const { claims, nextDueAt } = await claimBatch(this.o.db, this.o.clock(), this.o.leaseMs, free);
+      const { claims, nextDueAt } = await claimBatch(this.o.db, this.o.clock(), this.o.leaseMs, free, this.turns.recent());
       dueAt = nextDueAt;
       for (const claim of claims) {
         if (!this.running) {
@@ -330,7 +334,10 @@ export class Executor {
           return false;
         }
         // A settle that found another due item: there may be a backlog.
-        if (claimed) this.caughtUp = false;
+        if (claimed) {
+          this.caughtUp = false;
+          this.turns.record(claimed.fairKey ?? null);
+        }
         worker.item = next;
         // The settle reported the run as it now is, or loaded the claimed run: the next call goes out without reloading it.
         state = settled?.next ? (state && settled.state ? { run: { ...state.run, ...settled.state.run }, event: state.event, steps: settled.state.memoized } : null) : (claimed?.state ?? null);

@@ -25,10 +25,17 @@ function matches(fn: JobFunction, event: Record<string, unknown>): boolean {
 
 /**
  * Concurrency groups of a run. A rule without `key` limits the whole function; `scope` "env" or
- * "account" shares the group across functions (Easel has one app and one environment).
+ * "account" shares the group across functions (Easel has one app and one environment). A key
+ * that evaluates to nothing (an event stored before its field existed) is the group "".
+ *
+ * The first group is the run's fair key, the one the claim takes turns across (queue.ts): the
+ * function's first keyed rule (its workspace key), else its first rule. Both groups limit alike,
+ * so their order changes nothing else.
  */
 export function concurrencyKeys(fn: JobFunction, event: Record<string, unknown>) {
-  return fn.concurrency.slice(0, 2).map((rule) => {
+  const rules = fn.concurrency.slice(0, 2);
+  const fairFirst = [...rules.filter((r) => r.key), ...rules.filter((r) => !r.key)];
+  return fairFirst.map((rule) => {
     const scope = rule.scope && rule.scope !== "fn" ? "*" : fn.id;
     const value = rule.key ? String(evaluate(rule.key, { event }) ?? "") : "";
     return { key: `${scope}|${rule.key ?? ""}|${value}`, limit: rule.limit };
