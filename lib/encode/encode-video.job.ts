@@ -2,6 +2,7 @@ import { NonRetriableError } from "inngest";
 import { getDeps } from "../deps";
 import { inngest } from "../jobs/client";
 import { encodeVideoRequested } from "../jobs/events";
+import { limitOf } from "../sandbox/limit-error";
 import { claimEncode, type Claim } from "./claim";
 import { EncodeFailure, encodeErrorCode } from "./errors";
 import { failAbandonedRun, failEncode } from "./fail";
@@ -69,8 +70,9 @@ export const encodeVideoJob = inngest.createFunction(
       // ---- a step failed for good: record the code, remove the unpublished outputs, fail the run
       const detail = err instanceof Error ? err.message : String(err);
       const code = encodeErrorCode(err);
+      const limit = limitOf(err);
       const rungs = plan?.rungs ?? [];
-      await step.run("mark-failed", async () => failEncode(await getDeps(), { ...owner, runId, rungs, code, detail }));
+      await step.run("mark-failed", async () => failEncode(await getDeps(), { ...owner, runId, rungs, code, detail, limit }));
       throw new NonRetriableError(`encode of asset ${assetId} failed: ${detail}`);
     }
   },
