@@ -93,7 +93,8 @@ export function runLimited(bin: string, args: string[], opts: LimitedOptions): P
       const tail = stderr.split("\n").filter(Boolean).slice(-3).join(" | ");
       const mb = Math.round(memoryBytes / (1024 * 1024));
       // What the child wrote before it was stopped goes with the error: a child reporting step by step loses only the rest.
-      const fail = (err: Error) => reject(Object.assign(err, { stdout }));
+      // (Not enumerable: it stays out of the log line that records the error.)
+      const fail = (err: Error) => reject(Object.defineProperty(err, "stdout", { value: stdout, enumerable: false }));
       if (overTime) return fail(new MediaLimitError("time_limit", `${opts.what} ran longer than its time limit of ${Math.round(timeoutMs / 1000)} s and was stopped`));
       if (signal && isStopping()) return reject(new MediaStoppedError(opts.what));
       if (code === 0 && !overOutput) return resolve({ stdout, stderr });
