@@ -43,9 +43,10 @@ export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: str
     const out = path.join(scratch, `${rung.name}-${process.pid}-${Date.now()}`);
     await fs.promises.mkdir(out, { recursive: true });
     const started = Date.now();
-    log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name }, "rendition encode started");
+    const timeoutMs = renditionTimeoutMs(source);
+    log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name, time_limit_s: timeoutMs / 1000 }, "rendition encode started");
     try {
-      await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs: renditionTimeoutMs(source), pidFile: path.join(scratch, `${rung.name}.pid`), scratch });
+      await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs, pidFile: path.join(scratch, `${rung.name}.pid`), scratch });
     } catch (err) {
       await fs.promises.rm(out, { recursive: true, force: true });
       // Over a media limit the same bytes would go over it again: no retry. Any other failure may pass.

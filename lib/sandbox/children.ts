@@ -38,3 +38,6 @@ export function stopMediaChildren(): number {
 
 /** How many media children are running now. */
 export const liveChildren = () => state.live.size;
+
+/** The pids of the media children running now. */
+export const livePids = () => [...state.live].map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
