@@ -29,9 +29,10 @@ const alive = (pid: number) => {
   }
 };
 
-it("SIGTERM during a render: the render's child is ended and the server exits 0 within EASEL_SHUTDOWN_TIMEOUT_S", { timeout: 180_000 }, async () => {
+async function startRendering(): Promise<{ child: ChildProcess; output: () => string; pids: number[] }> {
   const dbEnv: Record<string, string> = inject("testDatabase").kind === "postgres" ? { DATABASE_URL: (await jobsDb()).url! } : {};
-  const env: NodeJS.ProcessEnv = { ...process.env, EASEL_LOG_LEVEL: "info", EASEL_DATA_DIR: path.join(dir, "data"), EASEL_SHUTDOWN_TIMEOUT_S: "10", NEXT_RUNTIME: "nodejs", ...dbEnv };
+  const dataDir = fs.mkdtempSync(path.join(dir, "data-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, EASEL_LOG_LEVEL: "info", EASEL_DATA_DIR: dataDir, EASEL_SHUTDOWN_TIMEOUT_S: "10", NEXT_RUNTIME: "nodejs", ...dbEnv };
   if (!dbEnv.DATABASE_URL) delete env.DATABASE_URL;
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "shutdown/harness.ts")], { env, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
@@ -47,15 +48,28 @@ it("SIGTERM during a render: the render's child is ended and the server exits 0 
   expect(pids.every(alive)).toBe(true);
   // The render is under way (the image child has started on the SVG) before the stop.
   await new Promise((r) => setTimeout(r, 1_000));
+  return { child, output: () => output, pids };
+}
 
+it("SIGTERM during a render: the render's child is ended and the server exits 0 within EASEL_SHUTDOWN_TIMEOUT_S", { timeout: 180_000 }, async () => {
+  const { child, output, pids } = await startRendering();
   const stoppedAt = Date.now();
   child.kill("SIGTERM");
   await exited(child);
   const tookMs = Date.now() - stoppedAt;
   console.log(`[media] SIGTERM with a render running (${inject("testDatabase").kind}): exit ${child.exitCode} after ${tookMs} ms`);
   expect(child.exitCode).toBe(0);
-  expect(output).toContain("harness:stopped");
-  expect(output).toContain("stopping: ended the media children still running");
+  expect(output()).toContain("harness:stopped");
+  expect(output()).toContain("stopping: ended the media children still running");
   expect(tookMs).toBeLessThan(10_000);
+  expect(pids.filter(alive)).toEqual([]);
+});
+
+it("kill -9 of the server during a render: the render's child dies with it (parent-death signal)", { timeout: 180_000 }, async () => {
+  const { child, pids } = await startRendering();
+  child.kill("SIGKILL");
+  await exited(child);
+  const deadline = Date.now() + 5_000;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   expect(pids.filter(alive)).toEqual([]);
 });
