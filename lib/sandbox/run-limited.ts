@@ -66,7 +66,8 @@ export function runLimited(bin: string, args: string[], opts: LimitedOptions): P
       env: { ...process.env, MALLOC_ARENA_MAX: "2" },
     });
     trackChild(child);
-    let stdout = "";
+    // Kept as bytes until the end: a chunk may end inside a multi-byte character.
+    const chunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = "";
     let overTime = false;
@@ -76,7 +77,7 @@ export function runLimited(bin: string, args: string[], opts: LimitedOptions): P
       if (stdoutBytes > maxStdout) {
         overOutput = true;
         child.kill("SIGKILL");
-      } else stdout += d.toString();
+      } else chunks.push(d);
     });
     child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
     const timer = setTimeout(() => {
@@ -90,6 +91,7 @@ export function runLimited(bin: string, args: string[], opts: LimitedOptions): P
     });
     child.once("close", (code, signal) => {
       clearTimeout(timer);
+      const stdout = Buffer.concat(chunks).toString("utf8");
       const tail = stderr.split("\n").filter(Boolean).slice(-3).join(" | ");
       const mb = Math.round(memoryBytes / (1024 * 1024));
       // What the child wrote before it was stopped goes with the error: a child reporting step by step loses only the rest.
