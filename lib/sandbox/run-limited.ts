@@ -45,8 +45,8 @@ export function looksLikeMemoryLimit(signal: NodeJS.Signals | null, text: string
  * Runs `bin args` in a child process under the media limits, enforced by the kernel rather than
  * by this process: `prlimit --data` caps the child's writable private memory (RLIMIT_DATA, which
  * on Linux ≥ 4.7 counts heap and anonymous mappings: what a decoder's buffers take; RLIMIT_AS
- * would also count the large virtual ranges V8 and thread stacks reserve, and sometimes stopped
- * node from starting at 1 GiB), `setpriv --pdeathsig KILL` ends it if this process dies (a
+ * would also count the virtual ranges V8, glib and thread stacks reserve, and at 1 GiB it failed
+ * small legitimate renders now and then), `setpriv --pdeathsig KILL` ends it if this process dies (a
  * `kill -9` of the server leaves no render behind), and a timer sends SIGKILL at the wall-time
  * limit. glibc's malloc arenas are capped at two, so threads do not reserve 64 MiB each.
  * Both tools come with util-linux (always present on Debian).
