@@ -74,6 +74,9 @@ const EnvSchema = z.object({
   // Media tools (docs/video.md): a set path must be an executable ffmpeg / ffprobe, or the server does not start.
   EASEL_FFMPEG_PATH: z.string().min(1).optional(),
   EASEL_FFPROBE_PATH: z.string().min(1).optional(),
+  // Limits of every child that decodes, renders, probes or encodes an uploaded file (docs/security.md).
+  EASEL_MEDIA_TIMEOUT_S: positiveInt(120),
+  EASEL_MEDIA_MEMORY_MB: positiveInt(1024),
   // Embeddings for ai_search (docs/search.md). Unset URL: no service is called, ai_search reads queries with rules only.
   EASEL_EMBEDDINGS_URL: z.url({ protocol: /^https?$/ }).optional(),
   EASEL_EMBEDDINGS_MODEL: z.string().min(1).optional(),

@@ -24,6 +24,7 @@ export function toAssetJson(asset: Asset, boardTokens: string[], link: MediaLink
     boards: boardTokens,
     encode_status: asset.encodeStatus,
     encode_error: encodeErrorJson(asset),
+    processing_error: asset.processingError ?? null,
     size: asset.size,
     md5: asset.md5,
     head_version_number: asset.nextVersionNumber,

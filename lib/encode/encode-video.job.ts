@@ -2,6 +2,7 @@ import { NonRetriableError } from "inngest";
 import { getDeps } from "../deps";
 import { inngest } from "../jobs/client";
 import { encodeVideoRequested } from "../jobs/events";
+import { limitOf } from "../sandbox/limit-error";
 import { claimEncode, type Claim } from "./claim";
 import { EncodeFailure, encodeErrorCode } from "./errors";
 import { failAbandonedRun, failEncode } from "./fail";
@@ -27,9 +28,10 @@ const failFast =
 
 /**
  * Encodes a video to an adaptive HLS ladder. Durable steps: claim, probe, one per rendition,
- * publish; a run cut short resumes at the rendition it was encoding. One encode step at a time
- * for the function (ffmpeg already uses every core of a small machine), and the steps of one asset
- * never overlap; two runs of one asset (a retry while encoding) are kept apart by the lease.
+ * publish; a run cut short resumes at the rendition it was encoding. At most two encode steps at
+ * once, one per workspace (a workspace's backlog never holds both; docs/jobs.md, "Fair queues"),
+ * so the steps of one asset never overlap; two runs of one asset (a retry while encoding) are
+ * kept apart by the lease.
  */
 export const encodeVideoJob = inngest.createFunction(
   {
@@ -69,8 +71,9 @@ export const encodeVideoJob = inngest.createFunction(
       // ---- a step failed for good: record the code, remove the unpublished outputs, fail the run
       const detail = err instanceof Error ? err.message : String(err);
       const code = encodeErrorCode(err);
+      const limit = limitOf(err);
       const rungs = plan?.rungs ?? [];
-      await step.run("mark-failed", async () => failEncode(await getDeps(), { ...owner, runId, rungs, code, detail }));
+      await step.run("mark-failed", async () => failEncode(await getDeps(), { ...owner, runId, rungs, code, detail, limit }));
       throw new NonRetriableError(`encode of asset ${assetId} failed: ${detail}`);
     }
   },

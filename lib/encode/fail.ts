@@ -1,5 +1,5 @@
 import { and, eq, ne } from "drizzle-orm";
-import { assets } from "../db/schema";
+import { assets, type ProcessingError } from "../db/schema";
 import type { Deps } from "../deps";
 import { announceJobResult } from "../live/announce-from-job";
 import { log } from "../log/logger.mjs";
@@ -13,10 +13,10 @@ import { deleteEncodeOutputs } from "./outputs";
 import { removeWorkDir } from "./source-file";
 
 /** `encode_status: failed` with its code, unless the bytes changed meanwhile or a stream was published. */
-export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode): Promise<void> {
+export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode, processingError?: ProcessingError): Promise<void> {
   const marked = await deps.db
     .update(assets)
-    .set({ encodeStatus: "failed", encodeError: code })
+    .set({ encodeStatus: "failed", encodeError: code, ...(processingError ? { processingError } : {}) })
     .where(and(eq(assets.id, assetId), eq(assets.storageKey, storageKey), ne(assets.encodeStatus, "ready")))
     .returning({ id: assets.id });
   if (marked.length) await announceJobResult(deps.db, { kind: "encode_failed", assetId });
@@ -28,7 +28,7 @@ export async function markFailed(deps: Deps, assetId: number, storageKey: string
  */
 export async function failEncode(
   deps: Deps,
-  input: { assetId: number; storageKey: string; storageKind: "s3" | "gcs"; runId: string; rungs: Rung[]; code: EncodeErrorCode; detail: string },
+  input: { assetId: number; storageKey: string; storageKind: "s3" | "gcs"; runId: string; rungs: Rung[]; code: EncodeErrorCode; detail: string; limit?: ProcessingError | null },
 ): Promise<{ status: "failed"; code: EncodeErrorCode }> {
   log().error({ component: "encode", asset_id: input.assetId, code: input.code, detail: input.detail }, "video encode failed; the asset's encode_status is failed");
   // Outputs first: once the asset reads `failed`, nothing of this run is left behind.
@@ -37,7 +37,8 @@ export async function failEncode(
     // The failure is still recorded below; the run's unpublished files stay behind as orphans nothing links to.
     log().warn({ component: "encode", asset_id: input.assetId, run_id: input.runId, err }, "could not delete a failed encode's outputs; they stay in storage unreferenced");
   });
-  await markFailed(deps, input.assetId, input.storageKey, input.code);
+  // A step over a media limit is also the asset's processing_error (docs/security.md).
+  await markFailed(deps, input.assetId, input.storageKey, input.code, input.limit ?? undefined);
   await releaseLease(storage, input.storageKey, input.runId);
   await removeWorkDir(input.runId);
   return { status: "failed", code: input.code };

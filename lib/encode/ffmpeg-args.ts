@@ -1,4 +1,5 @@
 import path from "node:path";
+import { encodeTimeoutMs } from "../sandbox/limits";
 import { INIT_NAME, PLAYLIST_NAME, SEGMENT_PATTERN } from "./keys";
 import type { Rung } from "./ladder";
 import type { SourceInfo } from "./probe-source";
@@ -42,7 +43,7 @@ export function renditionArgs(input: string, source: SourceInfo, rung: Rung, out
   ];
 }
 
-/** How long a rendition may take before it counts as hung: generous, a guard rather than a budget. */
+/** How long a rendition's ffmpeg may run: the media time limit per minute of source (lib/sandbox/limits.ts, docs/video.md). */
 export function renditionTimeoutMs(source: SourceInfo): number {
-  return 10 * 60_000 + (source.durationSeconds ?? 600) * 20_000;
+  return encodeTimeoutMs(source.durationSeconds);
 }

@@ -37,7 +37,7 @@ const ratio = (s: string | undefined) => {
 export async function probeSource(file: string): Promise<SourceInfo> {
   let info: { streams?: Stream[]; format?: { duration?: string } };
   try {
-    const { stdout } = await run(binaries().ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file], 120_000);
+    const { stdout } = await run(binaries().ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file]);
     info = JSON.parse(stdout);
   } catch (err) {
     throw new EncodeFailure("unreadable_source", (err as Error).message);

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Deps } from "../deps";
 import { log } from "../log/logger.mjs";
+import { MediaLimitError } from "../sandbox/limit-error";
 import { workspaceStorage } from "../storage/workspace-storage";
 import type { EncodeOwner } from "./claim";
 import { EncodeFailure } from "./errors";
@@ -42,12 +43,14 @@ export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: str
     const out = path.join(scratch, `${rung.name}-${process.pid}-${Date.now()}`);
     await fs.promises.mkdir(out, { recursive: true });
     const started = Date.now();
-    log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name }, "rendition encode started");
+    const timeoutMs = renditionTimeoutMs(source);
+    log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name, time_limit_s: timeoutMs / 1000 }, "rendition encode started");
     try {
-      await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs: renditionTimeoutMs(source), pidFile: path.join(scratch, `${rung.name}.pid`), scratch });
+      await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs, pidFile: path.join(scratch, `${rung.name}.pid`), scratch });
     } catch (err) {
       await fs.promises.rm(out, { recursive: true, force: true });
-      throw new EncodeFailure("encode_failed", `${rung.name}: ${(err as Error).message}`, false);
+      // Over a media limit the same bytes would go over it again: no retry. Any other failure may pass.
+      throw new EncodeFailure("encode_failed", `${rung.name}: ${(err as Error).message}`, err instanceof MediaLimitError);
     }
     const playlistText = await fs.promises.readFile(path.join(out, PLAYLIST_NAME), "utf8").catch(() => "");
     const playlist = parseMediaPlaylist(playlistText);

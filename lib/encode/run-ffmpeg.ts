@@ -1,33 +1,28 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { log } from "../log/logger.mjs";
 import { binaries } from "../media/ffmpeg";
+import { runLimited } from "../sandbox/run-limited";
 
 /**
- * Runs one ffmpeg encode, its pid kept in `pidFile` while it runs. A worker killed with -9 leaves
- * its ffmpeg running (nothing forwards the kill); when the step runs again, that orphan would burn
- * the cores the new attempt needs. So a pid file left behind is checked against the process table
+ * Runs one ffmpeg encode, its pid kept in `pidFile` while it runs. A worker killed with -9 takes
+ * its ffmpeg with it (parent-death signal, lib/sandbox/run-limited.ts), but a worker of another
+ * node or an older release may have left one running; when the step runs again, that orphan would
+ * burn the cores the new attempt needs. So a pid file left behind is checked against the process table
  * and its process killed, but only if it is an ffmpeg working in `scratch` (this run's folder):
  * a recycled pid belongs to someone else and is left alone.
  */
 export async function runFfmpeg(args: string[], opts: { timeoutMs: number; pidFile: string; scratch: string }): Promise<void> {
   await stopOrphan(opts.pidFile, opts.scratch);
-  const child = spawn(binaries().ffmpeg, args, { stdio: ["ignore", "ignore", "pipe"] });
-  if (child.pid) await fs.promises.writeFile(opts.pidFile, String(child.pid));
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs);
+  // Under the media limits (time in proportion to the source, memory EASEL_MEDIA_MEMORY_MB): MediaLimitError over one.
+  let wrote: Promise<void> = Promise.resolve();
   try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("close", (c, signal) => resolve(signal ? null : c));
+    await runLimited(binaries().ffmpeg, args, {
+      what: "ffmpeg",
+      timeoutMs: opts.timeoutMs,
+      onSpawn: (child) => (wrote = fs.promises.writeFile(opts.pidFile, String(child.pid))),
     });
-    if (code !== 0) {
-      const tail = stderr.split("\n").filter(Boolean).slice(-3).join(" | ");
-      throw new Error(`ffmpeg ${code === null ? "was killed (timeout or signal)" : `exited with ${code}`}${tail ? `: ${tail}` : ""}`);
-    }
   } finally {
-    clearTimeout(timer);
+    await wrote.catch((err: unknown) => log().warn({ component: "encode", err }, "could not write the encode's pid file; a later attempt cannot stop this ffmpeg if it outlives its worker"));
     await fs.promises.rm(opts.pidFile, { force: true });
   }
 }

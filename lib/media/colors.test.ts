@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { colorName } from "./colors";
+import { colorName } from "./image-work.mjs";
 
 it.each([
   [{ r: 220, g: 20, b: 30 }, "red"],

@@ -1,6 +1,6 @@
-import { execFile } from "node:child_process";
 import { env } from "../env";
 import { log } from "../log/logger.mjs";
+import { runLimited } from "../sandbox/run-limited";
 import { findMediaTool, toolVersion, TOOL_ENV, type MediaTool, type ToolName } from "./media-tools";
 
 /**
@@ -51,20 +51,19 @@ export async function checkMediaTools(): Promise<void> {
   }
 }
 
-export function run(bin: string, args: string[], timeoutMs = 10 * 60_000): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(bin, args, { timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(Object.assign(new Error(`${bin.split("/").pop()} failed: ${stderr.split("\n").filter(Boolean).slice(-3).join(" | ") || err.message}`), { stderr }));
-      else resolve({ stdout, stderr });
-    });
-  });
+/**
+ * Runs ffmpeg or ffprobe on an uploaded file, in a child under the media limits (time and memory,
+ * lib/sandbox/run-limited.ts): MediaLimitError over a limit, MediaChildError when it fails.
+ */
+export function run(bin: string, args: string[], timeoutMs?: number): Promise<{ stdout: string; stderr: string }> {
+  return runLimited(bin, args, { what: bin.split("/").pop() ?? bin, timeoutMs });
 }
 
 export type Probe = { width?: number; height?: number; durationSeconds?: number; hasAudio: boolean; hasVideo: boolean; rotation: number };
 
 /** Dimensions (as displayed, after rotation), duration and streams of a media file. */
 export async function probe(file: string): Promise<Probe> {
-  const { stdout } = await run(binaries().ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file], 60_000);
+  const { stdout } = await run(binaries().ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file]);
   const info = JSON.parse(stdout) as {
     streams?: { codec_type?: string; width?: number; height?: number; tags?: { rotate?: string }; side_data_list?: { rotation?: number }[]; disposition?: { attached_pic?: number } }[];
     format?: { duration?: string };

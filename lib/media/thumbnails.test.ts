@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { imageSource, MAX_VECTOR_BYTES, renderThumbnails } from "./thumbnails";
+import { imageSource, MAX_VECTOR_BYTES, renderThumbnails } from "./image-work.mjs";
 
 // An uploaded SVG is rendered to JPEG thumbnails by sharp (librsvg). It must load nothing beyond
 // the document: no URL (which would let an upload make the server fetch), no file beside it or

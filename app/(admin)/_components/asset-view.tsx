@@ -63,6 +63,11 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
             encode failed
           </Badge>
         ) : null}
+        {asset.processing_error ? (
+          <Badge tone="red" title={asset.processing_error.message}>
+            processing stopped
+          </Badge>
+        ) : null}
         <div className="ml-auto flex items-center gap-3 text-sm">
           {asset.boards.map((b) => (
             <Link key={b} href={`/w/${slug}/boards/${b}`} className="text-indigo-700 hover:underline">
@@ -76,6 +81,14 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
           ) : null}
         </div>
       </div>
+      {asset.processing_error ? (
+        <Alert>
+          <span data-testid="processing-error">
+            Processing of this file was stopped at a limit: {asset.processing_error.message}. What was made before it is kept.
+            <code className="ml-2 rounded bg-red-100 px-1 text-xs">{asset.processing_error.code}</code>
+          </span>
+        </Alert>
+      ) : null}
       <div className="grid gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="space-y-6">
           <AssetPreview slug={slug} asset={asset} workspace={workspace} playerToken={playerToken} />

@@ -10,6 +10,8 @@ export type EncodeStatus = (typeof ENCODE_STATUSES)[number];
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
 export type Thumbnail = { size: "small" | "medium" | "large"; key: string; width: number; height: number };
+/** A processing step that went over a media limit (docs/security.md); null when the head's bytes processed within them. */
+export type ProcessingError = { code: "time_limit" | "memory_limit"; message: string };
 export type MediaInfo = { width?: number; height?: number; durationSeconds?: number; hasAudio?: boolean; colors?: string[] };
 
 /** The live asset: its row is the head; earlier states are rows of asset_versions. */
@@ -38,6 +40,7 @@ export const assets = pgTable(
     streamKey: text("stream_key"),
     encodeStatus: text("encode_status").$type<EncodeStatus>().notNull().default("none"),
     encodeError: text("encode_error"),
+    processingError: jsonb("processing_error").$type<ProcessingError>(),
     /** The interface's head_version_number: the number the next version write takes. */
     nextVersionNumber: integer("next_version_number").notNull().default(1),
     /** How the head's current content came to be; becomes the `source` of its snapshot. */

@@ -72,6 +72,13 @@ export const EncodeErrorJson = z
   })
   .meta({ id: "EncodeError" });
 
+export const ProcessingErrorJson = z
+  .strictObject({
+    code: z.enum(["time_limit", "memory_limit"]).meta({ description: "The media limit a step went over: `time_limit` (EASEL_MEDIA_TIMEOUT_S) or `memory_limit` (EASEL_MEDIA_MEMORY_MB)." }),
+    message: z.string().meta({ description: "Which step and which limit, for people." }),
+  })
+  .meta({ id: "ProcessingError" });
+
 export const AssetJson = z
   .strictObject({
     id: z.number().int().meta({ description: "Numeric id, as in webhook payloads." }),
@@ -90,6 +97,9 @@ export const AssetJson = z
     boards: z.array(z.string()).meta({ description: "Tokens of the boards the asset is on." }),
     encode_status: z.enum(ENCODE_STATUSES).meta({ description: "Video encode state; `none` for other media." }),
     encode_error: EncodeErrorJson.nullable().meta({ description: "Why the encode failed, when `encode_status` is `failed`; otherwise null. Cleared when a retry queues a new encode." }),
+    processing_error: ProcessingErrorJson.nullable().meta({
+      description: "Why a processing step (measure, thumbnails, probe, poster or encode) of the current bytes was stopped by a media limit; otherwise null. The asset keeps what was made before it. Cleared when a later version processes within the limits.",
+    }),
     size: z.number().int().min(0).meta({ description: "Bytes." }),
     md5: Md5,
     head_version_number: z.number().int().min(1).meta({ description: "The number the next version write takes; the newest stored version is this minus 1." }),
