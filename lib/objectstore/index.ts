@@ -1,4 +1,5 @@
 import { getDeps } from "../deps";
+import { admitStoreBody } from "./admission/store-admission";
 import { embeddedLayout } from "./embedded-layout";
 import { handleGcsRequest } from "./gcs/handler";
 import { embeddedGcsIdentity, embeddedS3Credentials } from "./identity";
@@ -10,11 +11,11 @@ export { embeddedLayout };
 /** Serves one request of the embedded store's S3 endpoint with the server's database and clock. */
 export async function serveS3(req: Request): Promise<Response> {
   const { db, clock } = await getDeps();
-  return handleS3Request(req, { lay: embeddedLayout(), credentials: () => embeddedS3Credentials(db), clock, mountPath: S3_MOUNT_PATH });
+  return handleS3Request(req, { lay: embeddedLayout(), credentials: () => embeddedS3Credentials(db), clock, mountPath: S3_MOUNT_PATH, admitBody: admitStoreBody });
 }
 
 /** Serves one request of the embedded store's GCS endpoint with the server's database and clock. */
 export async function serveGcs(req: Request): Promise<Response> {
   const { db, clock } = await getDeps();
-  return handleGcsRequest(req, { lay: embeddedLayout(), identity: () => embeddedGcsIdentity(db), clock, mountPath: GCS_MOUNT_PATH });
+  return handleGcsRequest(req, { lay: embeddedLayout(), identity: () => embeddedGcsIdentity(db), clock, mountPath: GCS_MOUNT_PATH, admitBody: admitStoreBody });
 }

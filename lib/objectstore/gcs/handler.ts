@@ -3,6 +3,9 @@ import type { Clock } from "../../clock";
 import { takeBody } from "../../http/request-body";
 import { log } from "../../log/logger.mjs";
 import { countUploadBytes } from "../../metrics/registry.mjs";
+import { asBusyAnswer } from "../admission/busy";
+import type { BodyAdmission } from "../admission/store-admission";
+import { workspaceOfKey } from "../admission/upload-slots";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
@@ -24,6 +27,8 @@ export type GcsStoreContext = {
   clock: Clock;
   /** Path the store is served under, e.g. "/storage/gcs"; the signed resource path follows it. */
   mountPath: string;
+  /** Bounds the bodies read at once (lib/objectstore/admission); absent, every body is read. */
+  admitBody?: BodyAdmission;
 };
 
 const EXPOSED = "Location, Range, ETag, Content-Length, Content-Range, x-goog-hash, x-goog-stored-content-length, X-GUploader-UploadID";
@@ -57,6 +62,7 @@ export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Prom
     const response = uploadId !== null ? await sessionRequest(req, ctx, target, uploadId) : await signedRequest(req, url, ctx, target);
     return withStorageCors(response, EXPOSED);
   } catch (err) {
+    if (err instanceof BusyRefusal) return withStorageCors(asBusyAnswer(gcsErrorResponse(gcsErrors.slowDown(), req.method)), EXPOSED);
     discardUnreadBody(req);
     return withStorageCors(gcsErrorResponse(toGcsError(err, { method: req.method, path: url.pathname }), req.method), EXPOSED);
   }
@@ -74,11 +80,28 @@ async function sessionRequest(req: Request, ctx: GcsStoreContext, target: Target
   }
   if (req.method !== "PUT") throw gcsErrors.methodNotAllowed();
   const header = req.headers.get("content-range");
-  if (header === null) return outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), "whole", now));
-  const range = parseContentRange(header);
-  if (range.kind === "query") return outcomeResponse(await querySession(ctx.lay, session.id, range.total, now));
-  return outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), range, now));
+  const range = header === null ? "whole" : parseContentRange(header);
+  if (range !== "whole" && range.kind === "query") return outcomeResponse(await querySession(ctx.lay, session.id, range.total, now));
+  return withBodySlot(ctx, `gcs-session:${session.id}`, target.key, async () => outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), range, now)));
 }
+
+/**
+ * Runs a write that reads a body once the body has a slot: refused at once (429, nothing read)
+ * when its URL, its workspace or the process's open files are at their bound.
+ */
+async function withBodySlot(ctx: GcsStoreContext, urlKey: string, key: string, write: () => Promise<Response>): Promise<Response> {
+  const admission = ctx.admitBody?.(urlKey, workspaceOfKey(key));
+  if (!admission) return write();
+  if (!admission.admitted) throw new BusyRefusal();
+  try {
+    return await write();
+  } finally {
+    admission.slot.release();
+  }
+}
+
+/** A body refused for want of a slot: answered without draining it, unlike every other error. */
+class BusyRefusal extends Error {}
 
 function outcomeResponse(outcome: ChunkOutcome): Response {
   if (outcome.done) {
@@ -117,18 +140,19 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
       const location = `${clientOrigin(req, url)}${ctx.mountPath}/${strictEncode(target.bucket)}/${target.key.split("/").map(strictEncode).join("/")}?upload_id=${session.id}`;
       return new Response(null, { status: 201, headers: { location, "x-guploader-uploadid": session.id, "content-length": "0" } });
     }
-    case "PUT": {
-      const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
-      countUploadBytes(received.size);
-      const md5 = received.md5.toString("hex");
-      const contentType = req.headers.get("content-type") || "application/octet-stream";
-      const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };
-      await commitObject(lay, target.bucket, target.key, [received], record, now, "create-only").catch(async (err) => {
-        await fs.rm(received.path, { force: true });
-        throw err;
+    case "PUT":
+      return withBodySlot(ctx, `gcs:${target.bucket}/${target.key}`, target.key, async () => {
+        const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
+        countUploadBytes(received.size);
+        const md5 = received.md5.toString("hex");
+        const contentType = req.headers.get("content-type") || "application/octet-stream";
+        const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };
+        await commitObject(lay, target.bucket, target.key, [received], record, now, "create-only").catch(async (err) => {
+          await fs.rm(received.path, { force: true });
+          throw err;
+        });
+        return new Response(null, { status: 200, headers: { etag: `"${md5}"`, "x-goog-hash": `md5=${received.md5.toString("base64")}` } });
       });
-      return new Response(null, { status: 200, headers: { etag: `"${md5}"`, "x-goog-hash": `md5=${received.md5.toString("base64")}` } });
-    }
     case "DELETE": {
       if (!(await deleteObject(lay, target.bucket, target.key))) throw gcsErrors.noSuchKey();
       return new Response(null, { status: 204 });

@@ -1,6 +1,9 @@
 import crypto from "node:crypto";
 import type { Clock } from "../../clock";
 import { log } from "../../log/logger.mjs";
+import { asBusyAnswer } from "../admission/busy";
+import type { BodyAdmission } from "../admission/store-admission";
+import { workspaceOfKey } from "../admission/upload-slots";
 import { safeDecode } from "../canonical";
 import { discardUnreadBody } from "../discard-body";
 import { isValidBucketName, type Layout } from "../disk/layout";
@@ -33,6 +36,8 @@ export type S3StoreContext = {
   clock: Clock;
   /** Path the store is served under, e.g. "/storage/s3"; buckets are the next segment (path-style). */
   mountPath: string;
+  /** Bounds the bodies read at once (lib/objectstore/admission); absent, every body is read. */
+  admitBody?: BodyAdmission;
 };
 
 /** Query parameters that select an S3 sub-resource; requests carrying others than those served are refused, not misread. */
@@ -85,6 +90,16 @@ function operationFor(method: string, call: S3Call): Operation {
   throw sub ? s3Errors.notImplemented() : s3Errors.methodNotAllowed(method);
 }
 
+/** The operations that receive a body into a temporary file: the ones bounded per URL, workspace and open files. */
+const BODY_WRITES = new Set<Operation>([putObject, uploadPart]);
+
+/** One upload URL: a single PUT's key, or a part's key, upload id and part number. */
+function uploadUrlKey(call: S3Call): string {
+  const q = call.url.searchParams;
+  const part = q.has("uploadId") ? `?uploadId=${q.get("uploadId")}&partNumber=${q.get("partNumber")}` : "";
+  return `s3:${call.bucket}/${call.key}${part}`;
+}
+
 /** `/storage/s3/bucket/some/key` → bucket "bucket", key "some/key" (decoded). */
 function parseTarget(url: URL, mountPath: string): { bucket: string; key: string } {
   const rest = url.pathname.startsWith(mountPath) ? url.pathname.slice(mountPath.length) : url.pathname;
@@ -115,9 +130,19 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
     }
     refuseServerSideEncryption(req);
     const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload: auth.payload, auth: auth.mode, now };
-    const response = await operationFor(req.method, call)(call);
-    response.headers.set("x-amz-request-id", requestId);
-    return s3Cors(response);
+    const operation = operationFor(req.method, call);
+    const admission = ctx.admitBody && BODY_WRITES.has(operation) ? ctx.admitBody(uploadUrlKey(call), workspaceOfKey(key)) : null;
+    // Refused before a byte of the body is read or a temporary file opened; nothing is drained.
+    if (admission && !admission.admitted) return s3Cors(asBusyAnswer(s3ErrorResponse(s3Errors.slowDown(), resource, req.method, requestId)));
+    try {
+      const response = await operation(call);
+      response.headers.set("x-amz-request-id", requestId);
+      return s3Cors(response);
+    } finally {
+      // The operation has read the body to its end, or failed (the client went away, the idle
+      // bound cut it): either way the body no longer holds its slot.
+      if (admission?.admitted) admission.slot.release();
+    }
   } catch (err) {
     discardUnreadBody(req);
     return s3Cors(s3ErrorResponse(toS3Error(err, { method: req.method, resource, requestId }), resource, req.method, requestId));
