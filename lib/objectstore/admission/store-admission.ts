@@ -27,3 +27,8 @@ export const admitStoreBody: BodyAdmission = (urlKey, workspace) => {
   if (admission.admitted) shared.openFiles.opened();
   return admission;
 };
+
+/** Bodies the store is reading now for one upload URL key or one workspace (0 before the first upload). */
+export function storeBodiesInUse(kind: "url" | "workspace", key: string): number {
+  return shared?.slots.inUse(kind, key) ?? 0;
+}
