@@ -3,9 +3,10 @@ import type { Clock } from "../../clock";
 import { takeBody } from "../../http/request-body";
 import { log } from "../../log/logger.mjs";
 import { countUploadBytes } from "../../metrics/registry.mjs";
+import { gcsBodyWriteKey } from "../admission/body-writes";
 import { asBusyAnswer } from "../admission/busy";
 import type { BodyAdmission } from "../admission/store-admission";
-import { workspaceOfKey } from "../admission/upload-slots";
+import { workspaceOfKey, type Admission } from "../admission/upload-slots";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
@@ -56,15 +57,22 @@ function parseTarget(url: URL, mountPath: string): Target {
 export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Promise<Response> {
   if (req.method === "OPTIONS") return storagePreflight(req, "GET, HEAD, PUT, POST, DELETE", EXPOSED);
   const url = new URL(req.url);
+  let admission: Admission | undefined;
   try {
     const target = parseTarget(url, ctx.mountPath);
+    // A body write takes its slot before its signature or session is looked at, so a flood of
+    // refusals costs nothing more; a slot whose request then fails is given back (finally).
+    const urlKey = ctx.admitBody ? gcsBodyWriteKey(req.method, target.bucket, target.key, url) : null;
+    admission = urlKey && ctx.admitBody ? ctx.admitBody(urlKey, workspaceOfKey(target.key)) : undefined;
+    if (admission && !admission.admitted) return withStorageCors(asBusyAnswer(gcsErrorResponse(gcsErrors.slowDown(), req.method)), EXPOSED);
     const uploadId = url.searchParams.get("upload_id");
     const response = uploadId !== null ? await sessionRequest(req, ctx, target, uploadId) : await signedRequest(req, url, ctx, target);
     return withStorageCors(response, EXPOSED);
   } catch (err) {
-    if (err instanceof BusyRefusal) return withStorageCors(asBusyAnswer(gcsErrorResponse(gcsErrors.slowDown(), req.method)), EXPOSED);
     discardUnreadBody(req);
     return withStorageCors(gcsErrorResponse(toGcsError(err, { method: req.method, path: url.pathname }), req.method), EXPOSED);
+  } finally {
+    if (admission?.admitted) admission.slot.release();
   }
 }
 
@@ -80,28 +88,11 @@ async function sessionRequest(req: Request, ctx: GcsStoreContext, target: Target
   }
   if (req.method !== "PUT") throw gcsErrors.methodNotAllowed();
   const header = req.headers.get("content-range");
-  const range = header === null ? "whole" : parseContentRange(header);
-  if (range !== "whole" && range.kind === "query") return outcomeResponse(await querySession(ctx.lay, session.id, range.total, now));
-  return withBodySlot(ctx, `gcs-session:${session.id}`, target.key, async () => outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), range, now)));
+  if (header === null) return outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), "whole", now));
+  const range = parseContentRange(header);
+  if (range.kind === "query") return outcomeResponse(await querySession(ctx.lay, session.id, range.total, now));
+  return outcomeResponse(await writeChunk(ctx.lay, session.id, takeBody(req), range, now));
 }
-
-/**
- * Runs a write that reads a body once the body has a slot: refused at once (429, nothing read)
- * when its URL, its workspace or the process's open files are at their bound.
- */
-async function withBodySlot(ctx: GcsStoreContext, urlKey: string, key: string, write: () => Promise<Response>): Promise<Response> {
-  const admission = ctx.admitBody?.(urlKey, workspaceOfKey(key));
-  if (!admission) return write();
-  if (!admission.admitted) throw new BusyRefusal();
-  try {
-    return await write();
-  } finally {
-    admission.slot.release();
-  }
-}
-
-/** A body refused for want of a slot: answered without draining it, unlike every other error. */
-class BusyRefusal extends Error {}
 
 function outcomeResponse(outcome: ChunkOutcome): Response {
   if (outcome.done) {
@@ -140,19 +131,18 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
       const location = `${clientOrigin(req, url)}${ctx.mountPath}/${strictEncode(target.bucket)}/${target.key.split("/").map(strictEncode).join("/")}?upload_id=${session.id}`;
       return new Response(null, { status: 201, headers: { location, "x-guploader-uploadid": session.id, "content-length": "0" } });
     }
-    case "PUT":
-      return withBodySlot(ctx, `gcs:${target.bucket}/${target.key}`, target.key, async () => {
-        const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
-        countUploadBytes(received.size);
-        const md5 = received.md5.toString("hex");
-        const contentType = req.headers.get("content-type") || "application/octet-stream";
-        const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };
-        await commitObject(lay, target.bucket, target.key, [received], record, now, "create-only").catch(async (err) => {
-          await fs.rm(received.path, { force: true });
-          throw err;
-        });
-        return new Response(null, { status: 200, headers: { etag: `"${md5}"`, "x-goog-hash": `md5=${received.md5.toString("base64")}` } });
+    case "PUT": {
+      const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
+      countUploadBytes(received.size);
+      const md5 = received.md5.toString("hex");
+      const contentType = req.headers.get("content-type") || "application/octet-stream";
+      const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };
+      await commitObject(lay, target.bucket, target.key, [received], record, now, "create-only").catch(async (err) => {
+        await fs.rm(received.path, { force: true });
+        throw err;
       });
+      return new Response(null, { status: 200, headers: { etag: `"${md5}"`, "x-goog-hash": `md5=${received.md5.toString("base64")}` } });
+    }
     case "DELETE": {
       if (!(await deleteObject(lay, target.bucket, target.key))) throw gcsErrors.noSuchKey();
       return new Response(null, { status: 204 });
