@@ -9,7 +9,8 @@ import { log } from "../log/logger.mjs";
  * setrlimit; `prlimit` (util-linux) sets the limit of another process by pid, so a child sets it
  * on this one. Without prlimit, or when it is refused, the server logs that and runs with the soft
  * limit: the store's open-file bound (lib/objectstore/admission/open-files.ts) reads the limit in
- * force, whichever it is.
+ * force, whichever it is. Node's own start-up already tries the same raise on Linux, so most often
+ * this finds the soft limit at the hard one and only logs both.
  */
 
 /** @param {string} value */
