@@ -6,7 +6,12 @@ import { configDefaults, defineConfig } from "vitest/config";
  * machine as much as the code when other test files share its two cores. They run in a group of
  * their own, one file at a time, after every other file has finished.
  */
-const LATENCY_TESTS = ["tests/security/sign-in.test.ts", "tests/security/board-scale.test.ts", "tests/security/media-bombs.test.ts"];
+const LATENCY_TESTS = [
+  "tests/security/sign-in.test.ts",
+  "tests/security/board-scale.test.ts",
+  "tests/security/media-bombs.test.ts",
+  "tests/reliability/slow-bodies.test.ts",
+];
 
 /**
  * Files that run on an embedded data dir of their own whatever database the suite is given (the

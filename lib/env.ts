@@ -46,6 +46,10 @@ const EnvSchema = z.object({
   EASEL_BOARD_TOKEN_RATE_LIMIT_PER_MIN: positiveInt(300),
   // How many reverse proxies stand in front of Easel (0: none, X-Forwarded-For is ignored); lib/http/client-address.ts.
   EASEL_TRUST_PROXY: proxyHops,
+  // Upload bodies the embedded store reads at once per workspace, and open connections per client
+  // address (the latter is read by lib/server/http-server.mjs itself; validated here as well).
+  EASEL_MAX_UPLOADS_PER_WORKSPACE: positiveInt(256),
+  EASEL_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(256),
   EASEL_WEBHOOK_ALLOW_PRIVATE: flag,
   EASEL_TEST_CLOCK: flag,
   EASEL_WEBHOOK_RETRY_SCHEDULE: z.string().optional(),

@@ -1,5 +1,5 @@
-import net from "node:net";
 import { env } from "../env";
+import { forwardedClient, normalizeAddress as normalize } from "./forwarded-address.mjs";
 
 /**
  * The address of the client that sent a request, for the sign-in throttle and the per-address
@@ -27,34 +27,11 @@ const SERVER_HEADER_KEY = Symbol.for("easel.clientAddressHeader");
 
 export function clientAddress(req: Request): string {
   const peer = peerAddress(req);
-  const hops = env().EASEL_TRUST_PROXY;
-  if (hops > 0) {
-    const chain = (req.headers.get("x-forwarded-for") ?? "")
-      .split(",")
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    if (chain.length > 0) {
-      const forwarded = normalize(chain[Math.max(0, chain.length - hops)]);
-      if (forwarded) return forwarded;
-    }
-  }
-  return peer ?? UNKNOWN_CLIENT_ADDRESS;
+  return forwardedClient(req.headers.get("x-forwarded-for"), env().EASEL_TRUST_PROXY) ?? peer ?? UNKNOWN_CLIENT_ADDRESS;
 }
 
 function peerAddress(req: Request): string | null {
   const header = (globalThis as { [SERVER_HEADER_KEY]?: string })[SERVER_HEADER_KEY];
   if (!header) return null;
   return normalize(req.headers.get(header) ?? "");
-}
-
-/**
- * A bare IP address, one spelling per address ("::ffff:10.0.0.1" is 10.0.0.1), or null. Some
- * proxies add the client's port ("10.0.0.1:5123", "[2001:db8::1]:5123"): it is dropped.
- */
-function normalize(value: string): string | null {
-  let address = value.toLowerCase();
-  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address) ?? /^\[([0-9a-f:.]+)\](?::\d+)?$/.exec(address);
-  if (withPort) address = withPort[1];
-  if (address.startsWith("::ffff:") && net.isIPv4(address.slice(7))) address = address.slice(7);
-  return net.isIP(address) ? address : null;
 }

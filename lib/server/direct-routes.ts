@@ -1,7 +1,9 @@
 import type http from "node:http";
-import { serveGcs, serveS3 } from "../objectstore";
+import { serveGcs, serveS3, type ServeOptions } from "../objectstore";
+import { admitDirectBody } from "../objectstore/admission/direct-admission";
 import { GCS_MOUNT_PATH, S3_MOUNT_PATH } from "../objectstore/mounts";
-import { answerWith, type WebHandler } from "./node-bridge";
+import { answerBusy } from "./busy-answers.mjs";
+import { answerWith } from "./node-bridge";
 
 /**
  * Takes a request of Easel's HTTP server before Next.js sees it when one of the routes below
@@ -19,16 +21,27 @@ export type DirectRoutes = (req: http.IncomingMessage, res: http.ServerResponse)
  * app/storage call, so the protocol code is one; the route files still serve these paths under
  * `next dev` and when Easel runs without its server entry.
  */
-const MOUNTS: [string, WebHandler][] = [
-  [S3_MOUNT_PATH, serveS3],
-  [GCS_MOUNT_PATH, serveGcs],
+const MOUNTS: [string, "s3" | "gcs", (req: Request, opts: ServeOptions) => Promise<Response>][] = [
+  [S3_MOUNT_PATH, "s3", serveS3],
+  [GCS_MOUNT_PATH, "gcs", serveGcs],
 ];
 
+/**
+ * A body write is admitted here, from the node request, before a web Request is built for it
+ * (lib/objectstore/admission): refused at once, or given a slot that the response's close gives
+ * back (once, whether the response was sent or the connection dropped).
+ */
 export const serveDirectRoutes: DirectRoutes = (req, res) => {
   const path = pathOf(req.url ?? "/");
-  for (const [mount, handler] of MOUNTS) {
+  for (const [mount, protocol, handler] of MOUNTS) {
     if (path === mount || path.startsWith(`${mount}/`)) {
-      void answerWith(handler, req, res);
+      const admission = admitDirectBody(protocol, mount, req.method ?? "GET", req.url ?? "/", req.headers["x-amz-copy-source"] !== undefined);
+      if (admission && !admission.admitted) {
+        answerBusy(res, path, "Too many uploads at once to this URL, this workspace or this server; retry after the time in Retry-After.");
+        return true;
+      }
+      if (admission) res.once("close", () => admission.slot.release());
+      void answerWith((request) => handler(request, { bodyAdmitted: admission !== null }), req, res);
       return true;
     }
   }

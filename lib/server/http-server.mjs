@@ -1,9 +1,12 @@
 // @ts-check
 import crypto, { randomUUID } from "node:crypto";
 import http from "node:http";
+import { proxyHopsOf } from "../http/forwarded-address.mjs";
 import { log, withLogContext } from "../log/logger.mjs";
 import { collectProcessMetrics, recordRequest, renderMetrics } from "../metrics/registry.mjs";
 import { appRouteMatcher } from "../metrics/routes.mjs";
+import { answerBusy } from "./busy-answers.mjs";
+import { connectionsPerAddress, maxConnectionsPerAddressFromEnv } from "./connections-per-address.mjs";
 
 /** Where instrumentation publishes the routes answered before Next.js (lib/server/direct-routes.ts). */
 export const DIRECT_ROUTES = Symbol.for("easel.directRoutes");
@@ -213,18 +216,26 @@ const hasBody = (req) => req.headers["transfer-encoding"] !== undefined || (req.
  * `metricsSource` renders /metrics for every worker of the deployment rather than this one.
  *
  * @param {(req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>} nextHandler
+ * Each client address holds at most EASEL_MAX_CONNECTIONS_PER_ADDRESS connections (requests in
+ * flight behind EASEL_TRUST_PROXY); past it every request but the health probes is refused at once
+ * (lib/server/connections-per-address.mjs).
+ *
  * @param {{ headersTimeout?: number, requestTimeout?: number, keepAliveTimeout?: number, uploadIdleTimeout?: number, connectionsCheckingInterval?: number, metricsToken?: string | null,
+ *   maxConnectionsPerAddress?: number, trustProxyHops?: number,
  *   forwardStorage?: (req: http.IncomingMessage, res: http.ServerResponse, path: string, id: string) => boolean,
  *   metricsSource?: () => Promise<{ contentType: string, body: string }> }} [overrides]
  *   tests scale the timeouts down and choose the metrics token (else EASEL_METRICS_TOKEN)
  */
 export function createEaselServer(nextHandler, overrides = {}) {
-  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, metricsToken, forwardStorage, metricsSource = renderMetrics, ...options } = {
+  const { keepAliveTimeout, requestTimeout, uploadIdleTimeout, metricsToken, forwardStorage, metricsSource = renderMetrics, maxConnectionsPerAddress, trustProxyHops, ...options } = {
     ...TIMEOUTS,
     uploadIdleTimeout: uploadIdleTimeoutFromEnv(),
     metricsToken: metricsTokenFromEnv(),
+    maxConnectionsPerAddress: maxConnectionsPerAddressFromEnv(),
+    trustProxyHops: proxyHopsOf(process.env.EASEL_TRUST_PROXY),
     ...overrides,
   };
+  const perAddress = connectionsPerAddress({ limit: maxConnectionsPerAddress, proxyHops: trustProxyHops });
   /** @type {any} */ (globalThis)[CLIENT_ADDRESS_HEADER_KEY] = CLIENT_ADDRESS_HEADER;
   // Without a token nothing can read the metrics, so requests are not counted either.
   const tokenDigest = metricsToken ? sha256(metricsToken) : null;
@@ -258,6 +269,7 @@ export function createEaselServer(nextHandler, overrides = {}) {
     res.once("close", () => finished(req, res, id, route, started));
     if (path === "/metrics") return answerMetrics(req, res, tokenDigest, metricsSource);
     if (answerHealth(req, res, path, () => stopping)) return;
+    if (!perAddress.admits(req, res)) return answerBusy(res, path);
     delete req.headers[CLIENT_ADDRESS_HEADER];
     if (req.socket.remoteAddress) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress;
     if (hasBody(req)) {
@@ -281,6 +293,7 @@ export function createEaselServer(nextHandler, overrides = {}) {
     withLogContext({ request_id: id }, () => serve(req, res, id));
   });
   server.keepAliveTimeout = keepAliveTimeout;
+  server.on("connection", (socket) => perAddress.accepted(socket));
   // Readiness answers 503 from the moment the server starts to stop, so load balancers drain it.
   server.on("close", () => (stopping = true));
   const close = server.close.bind(server);

@@ -21,6 +21,7 @@ import { runPrimary } from "./cluster/primary.mjs";
 import { workersFromEnv } from "./cluster/setting.mjs";
 import { clusterWorker } from "./cluster/worker.mjs";
 import { createEaselServer } from "./http-server.mjs";
+import { raiseOpenFileLimit } from "./open-file-limit.mjs";
 
 /** @param {string[]} argv */
 function options(argv) {
@@ -52,6 +53,9 @@ async function main() {
   log(); // made now: a wrong EASEL_LOG_LEVEL or EASEL_LOG_FORMAT stops the start here, with its reason
   const { port, hostname } = options(process.argv.slice(2));
   const graceMs = shutdownTimeoutMs();
+  // Every held upload costs a socket and a file (and a cluster's primary passes on every socket):
+  // the soft limit is raised before the first connection is accepted.
+  raiseOpenFileLimit();
   if (cluster.isPrimary) {
     const count = workersFromEnv();
     if (count > 1) return runPrimary({ count, graceMs });

@@ -26,6 +26,8 @@ export const gcsErrors = {
       Details: "An object already exists at this name; an upload URL can create an object but not replace it.",
     }),
   internal: () => new GcsError("InternalError", "We encountered an internal error. Please try again.", 500),
+  /** Too many bodies at once for an upload URL, a workspace or the process's open files (contract §13). */
+  slowDown: () => new GcsError("SlowDown", "Too many uploads at once; retry after the time in Retry-After.", 429),
   storageFull: (message: string) => new GcsError("InsufficientStorage", message, 507),
 };
 

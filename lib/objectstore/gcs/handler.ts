@@ -3,6 +3,10 @@ import type { Clock } from "../../clock";
 import { takeBody } from "../../http/request-body";
 import { log } from "../../log/logger.mjs";
 import { countUploadBytes } from "../../metrics/registry.mjs";
+import { gcsBodyWriteKey } from "../admission/body-writes";
+import { asBusyAnswer } from "../admission/busy";
+import type { BodyAdmission } from "../admission/store-admission";
+import { workspaceOfKey, type Admission } from "../admission/upload-slots";
 import { safeDecode, strictEncode } from "../canonical";
 import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
@@ -24,6 +28,8 @@ export type GcsStoreContext = {
   clock: Clock;
   /** Path the store is served under, e.g. "/storage/gcs"; the signed resource path follows it. */
   mountPath: string;
+  /** Bounds the bodies read at once (lib/objectstore/admission); absent, every body is read. */
+  admitBody?: BodyAdmission;
 };
 
 const EXPOSED = "Location, Range, ETag, Content-Length, Content-Range, x-goog-hash, x-goog-stored-content-length, X-GUploader-UploadID";
@@ -51,14 +57,22 @@ function parseTarget(url: URL, mountPath: string): Target {
 export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Promise<Response> {
   if (req.method === "OPTIONS") return storagePreflight(req, "GET, HEAD, PUT, POST, DELETE", EXPOSED);
   const url = new URL(req.url);
+  let admission: Admission | undefined;
   try {
     const target = parseTarget(url, ctx.mountPath);
+    // A body write takes its slot before its signature or session is looked at, so a flood of
+    // refusals costs nothing more; a slot whose request then fails is given back (finally).
+    const urlKey = ctx.admitBody ? gcsBodyWriteKey(req.method, target.bucket, target.key, url) : null;
+    admission = urlKey && ctx.admitBody ? ctx.admitBody(urlKey, workspaceOfKey(target.key)) : undefined;
+    if (admission && !admission.admitted) return withStorageCors(asBusyAnswer(gcsErrorResponse(gcsErrors.slowDown(), req.method)), EXPOSED);
     const uploadId = url.searchParams.get("upload_id");
     const response = uploadId !== null ? await sessionRequest(req, ctx, target, uploadId) : await signedRequest(req, url, ctx, target);
     return withStorageCors(response, EXPOSED);
   } catch (err) {
     discardUnreadBody(req);
     return withStorageCors(gcsErrorResponse(toGcsError(err, { method: req.method, path: url.pathname }), req.method), EXPOSED);
+  } finally {
+    if (admission?.admitted) admission.slot.release();
   }
 }
 

@@ -28,6 +28,8 @@ export const s3Errors = {
   objectExists: () => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412, { Condition: "If-None-Match" }),
   preconditionFailed: (condition: string) => new S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold", 412, { Condition: condition }),
   internal: () => new S3Error("InternalError", "We encountered an internal error. Please try again.", 500),
+  /** Too many bodies at once for an upload URL, a workspace or the process's open files (contract §13). */
+  slowDown: () => new S3Error("SlowDown", "Please reduce your request rate.", 503),
   // No S3 code exists for a full disk; 507 is HTTP's own status for it (as other S3-compatible stores answer).
   storageFull: (message: string) => new S3Error("InsufficientStorage", message, 507),
 };

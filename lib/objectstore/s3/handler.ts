@@ -1,6 +1,10 @@
 import crypto from "node:crypto";
 import type { Clock } from "../../clock";
 import { log } from "../../log/logger.mjs";
+import { s3BodyWriteKey } from "../admission/body-writes";
+import { asBusyAnswer } from "../admission/busy";
+import type { BodyAdmission } from "../admission/store-admission";
+import { workspaceOfKey } from "../admission/upload-slots";
 import { safeDecode } from "../canonical";
 import { discardUnreadBody } from "../discard-body";
 import { isValidBucketName, type Layout } from "../disk/layout";
@@ -25,6 +29,7 @@ import {
 import { copyObject, getObject, putObject, removeObject } from "./object-ops";
 import { verifySigV4, type S3Credentials } from "./sigv4";
 import { refuseServerSideEncryption } from "./sse";
+import { SUBRESOURCES } from "./subresources";
 import { uploadPartCopy } from "./upload-part-copy";
 
 export type S3StoreContext = {
@@ -33,15 +38,9 @@ export type S3StoreContext = {
   clock: Clock;
   /** Path the store is served under, e.g. "/storage/s3"; buckets are the next segment (path-style). */
   mountPath: string;
+  /** Bounds the bodies read at once (lib/objectstore/admission); absent, every body is read. */
+  admitBody?: BodyAdmission;
 };
-
-/** Query parameters that select an S3 sub-resource; requests carrying others than those served are refused, not misread. */
-const SUBRESOURCES = new Set([
-  "accelerate", "acl", "analytics", "attributes", "cors", "delete", "encryption", "intelligent-tiering", "inventory",
-  "legal-hold", "lifecycle", "location", "logging", "metrics", "notification", "object-lock", "ownershipControls",
-  "partNumber", "policy", "policyStatus", "publicAccessBlock", "replication", "requestPayment", "restore", "retention",
-  "select", "tagging", "torrent", "uploadId", "uploads", "versionId", "versioning", "versions", "website",
-]);
 
 type Operation = (call: S3Call) => Promise<Response>;
 
@@ -106,6 +105,12 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
   if (req.method === "OPTIONS") return s3Preflight(req);
   const { bucket, key } = parseTarget(url, ctx.mountPath);
   const resource = key ? `/${bucket}/${key}` : `/${bucket}`;
+  // A body write takes its slot before anything else is done for it, so a flood of refusals costs
+  // no signature check. A refusal reveals nothing a request without the signature could use, and
+  // a slot taken by a request that then fails to authenticate is given back at once (finally).
+  const urlKey = ctx.admitBody ? s3BodyWriteKey(req.method, bucket, key, url, req.headers.has("x-amz-copy-source")) : null;
+  const admission = ctx.admitBody && urlKey ? ctx.admitBody(urlKey, workspaceOfKey(key)) : null;
+  if (admission && !admission.admitted) return s3Cors(asBusyAnswer(s3ErrorResponse(s3Errors.slowDown(), resource, req.method, requestId)));
   try {
     const now = ctx.clock();
     const auth = verifySigV4(req, url, await ctx.credentials(), now, ctx.mountPath);
@@ -121,6 +126,10 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
   } catch (err) {
     discardUnreadBody(req);
     return s3Cors(s3ErrorResponse(toS3Error(err, { method: req.method, resource, requestId }), resource, req.method, requestId));
+  } finally {
+    // The operation has read the body to its end, or failed (the client went away, the idle bound
+    // cut it, the signature was wrong): either way the body no longer holds its slot.
+    if (admission?.admitted) admission.slot.release();
   }
 }
 
