@@ -92,14 +92,21 @@ export function parseJsonText(text: string): unknown {
  * Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON, nested deeper than 64
  * levels, or not an object → 400 invalid_json; a string (key or value) holding NUL or a lone
  * surrogate → 422 validation_failed naming it (lib/http/unstorable-text.ts); schema failure → 422
- * naming the field.
+ * naming the field. `precheck` sees the parsed object before those walks over it, to refuse
+ * cheaply a body whose size they would pay for (lib/http/bounds.ts).
  */
-export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
+export async function parseJson<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  fieldCodes: FieldCodes = {},
+  precheck?: (body: Record<string, unknown>) => void,
+): Promise<z.infer<S>> {
   const text = await readBodyText(req);
   const value = text.trim() === "" ? {} : parseJsonText(text);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new DomainError("invalid_json", "The request body must be a JSON object");
   }
+  precheck?.(value as Record<string, unknown>);
   const bad = findUnstorable(value);
   if (bad) throw new DomainError("validation_failed", `${bad.field || "body"}: ${bad.reason}`, { field: bad.field || "body" });
   const parsed = schema.safeParse(value);
