@@ -6,7 +6,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * machine as much as the code when other test files share its two cores. They run in a group of
  * their own, one file at a time, after every other file has finished.
  */
-const LATENCY_TESTS = ["tests/security/sign-in.test.ts", "tests/security/board-scale.test.ts"];
+const LATENCY_TESTS = ["tests/security/sign-in.test.ts", "tests/security/board-scale.test.ts", "tests/security/fields-bomb.test.ts", "tests/security/largest-inputs.test.ts"];
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },

@@ -147,6 +147,18 @@ describe("other routes' bounds", () => {
     expectValidation(await list(`page=${BOUNDS.page + 1}`), "page");
   });
 
+  it("Idempotency-Key: 255 characters accepted, 256 refused on Idempotency-Key and no board made", async () => {
+    const create = (key: string) =>
+      call(boardsRoute.POST, { method: "POST", path: `/v1/${ws.slug}/boards`, token: rw, headers: { "idempotency-key": key }, json: { board: { title: "Keyed" } }, params: { slug: ws.slug } });
+    const count = async () => (await call(boardsRoute.GET, { path: `/v1/${ws.slug}/boards`, token: rw, params: { slug: ws.slug } })).body.pagy.total_count;
+    const before = await count();
+    const refused = await create(chars(256, "k"));
+    expectError(refused, 422, "validation_failed");
+    expect(refused.body.errors[0].extensions.field).toBe("Idempotency-Key");
+    expect(await count()).toBe(before);
+    expect((await create(chars(255, "k"))).status).toBe(201);
+  });
+
   it("an API token's scopes: each scope once (2) accepted, a longer list refused on scopes and no token made", async () => {
     const owner = await newUser(deps.db, { owner: true });
     const headers = await sessionHeaders(deps.db, owner);
