@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DomainError, type ErrorCode } from "../errors";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "./json-depth";
+import { MAX_JSON_VALUES, jsonHoldsMoreValuesThan } from "./json-values";
 import { findUnstorable, unstorableReason } from "./unstorable-text";
 
 /** A field whose failure needs its own code instead of validation_failed (e.g. version_number → invalid_version_number). */
@@ -74,13 +75,21 @@ export function tooDeepError(): DomainError {
   return new DomainError("invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
 }
 
+/** The refusal of a body holding more than MAX_JSON_VALUES values (lib/http/json-values.ts). */
+export function tooManyValuesError(): DomainError {
+  return new DomainError("validation_failed", `body: the request body holds more than ${MAX_JSON_VALUES} values`, { field: "body" });
+}
+
 /**
- * JSON.parse of request text whose nesting was checked first: deeper than MAX_JSON_DEPTH or not
- * JSON → 400 invalid_json. The check comes before parsing because every later walk over the
- * value (the string check below, schemas, JSON.stringify) recurses once per level.
+ * JSON.parse of request text whose nesting and size were checked first: deeper than
+ * MAX_JSON_DEPTH or not JSON → 400 invalid_json; more than MAX_JSON_VALUES values → 422
+ * validation_failed on `body`. The checks come before parsing because every later walk over the
+ * value (the string check below, schemas, JSON.stringify) recurses once per level and visits
+ * every value.
  */
 export function parseJsonText(text: string): unknown {
   if (jsonNestsDeeperThan(text)) throw tooDeepError();
+  if (jsonHoldsMoreValuesThan(text)) throw tooManyValuesError();
   try {
     return JSON.parse(text);
   } catch {

@@ -6,6 +6,7 @@ import { env } from "../env";
 import { DomainError } from "../errors";
 import { toErrorResponse } from "../http/envelope";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "../http/json-depth";
+import { MAX_JSON_VALUES, jsonHoldsMoreValuesThan } from "../http/json-values";
 import { readBodyText } from "../http/parse";
 import { clientAddress, countRequest, rateHeaders, type RateState } from "../http/rate-limit";
 import { findUnstorable } from "../http/unstorable-text";
@@ -52,6 +53,7 @@ async function readJsonRpcBody(req: Request): Promise<{ parsed: unknown } | Resp
     throw err;
   }
   if (jsonNestsDeeperThan(text)) return jsonRpcError(400, -32700, `Parse error: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonHoldsMoreValuesThan(text)) return jsonRpcError(400, -32600, `Invalid Request: the body holds more than ${MAX_JSON_VALUES} values`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

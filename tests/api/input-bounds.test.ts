@@ -5,6 +5,7 @@ import * as boardsRoute from "../../app/v1/[slug]/boards/route";
 import * as searchRoute from "../../app/v1/[slug]/search/route";
 import type { Asset, Workspace } from "../../lib/db/schema";
 import { BOUNDS, fieldBoundsProblem } from "../../lib/http/bounds";
+import { MAX_JSON_VALUES } from "../../lib/http/json-values";
 import { call, type Answer } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { expectError, expectValidation } from "../helpers/envelopes";
@@ -145,6 +146,19 @@ describe("other routes' bounds", () => {
     expectValidation(await list(`per_page=${BOUNDS.perPage + 1}`), "per_page");
     expect((await list(`page=${BOUNDS.page}`)).status).toBe(200);
     expectValidation(await list(`page=${BOUNDS.page + 1}`), "page");
+  });
+
+  it("any JSON body: 50,000 entries after each container's first accepted, one more refused on body before parsing, nothing made", async () => {
+    // One comma between title and junk, then one per item after the first: `items` commas in all.
+    const withItems = (items: number) => `{"board":{"title":"Counted","junk":[${Array(items).fill("0").join(",")}]}}`;
+    const create = (body: string) => call(boardsRoute.POST, { method: "POST", path: `/v1/${ws.slug}/boards`, token: rw, body, headers: { "content-type": "application/json" }, params: { slug: ws.slug } });
+    const count = async () => (await call(boardsRoute.GET, { path: `/v1/${ws.slug}/boards`, token: rw, params: { slug: ws.slug } })).body.pagy.total_count;
+    const before = await count();
+    const refused = await create(withItems(MAX_JSON_VALUES));
+    expectError(refused, 422, "validation_failed");
+    expect(refused.body.errors[0].extensions.field).toBe("body");
+    expect(await count()).toBe(before);
+    expect((await create(withItems(MAX_JSON_VALUES - 1))).status).toBe(201);
   });
 
   it("Idempotency-Key: 255 characters accepted, 256 refused on Idempotency-Key and no board made", async () => {

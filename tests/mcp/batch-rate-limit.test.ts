@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Workspace } from "../../lib/db/schema";
 import { resetEnvCache } from "../../lib/env";
+import { MAX_JSON_VALUES } from "../../lib/http/json-values";
 import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newApiToken, newWorkspace } from "../helpers/factories";
 import { rawPost } from "./helpers/client";
@@ -71,6 +72,14 @@ describe("MCP batches against the rate limit", () => {
     const { answers } = await postBatch(token, batchOf(4, 200));
     expect(answers.map((a) => a.id)).toEqual([200, 201, 202, 203]);
     expect(answers.map((a) => (served(a) ? "served" : refused(a) ? "refused" : "other"))).toEqual(["served", "served", "refused", "refused"]);
+  });
+
+  it("a body holding more than 50,000 values is refused before it is parsed, and runs nothing", async () => {
+    const token = await newApiToken(deps.db, ws, { scopes: ["read"] });
+    const call = { ...getAssetCall(1), params: { name: "get_asset", arguments: { organization: ws.slug, asset_token: assetToken, padding: Array(MAX_JSON_VALUES).fill(0) } } };
+    const res = await rawPost(headers(token), call);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
   });
 
   it("messages other than tool calls in a batch are not counted as calls", async () => {
