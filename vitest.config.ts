@@ -11,6 +11,8 @@ const LATENCY_TESTS = [
   "tests/security/board-scale.test.ts",
   "tests/security/media-bombs.test.ts",
   "tests/reliability/slow-bodies.test.ts",
+  "tests/security/fields-bomb.test.ts",
+  "tests/security/largest-inputs.test.ts",
 ];
 
 /**

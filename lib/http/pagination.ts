@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BOUNDS } from "./bounds";
 import { queryInt } from "./parse";
 
 export type Page = { page: number; perPage: number };
@@ -7,8 +8,8 @@ export type Pagy = { current_page: number; page_items: number; total_pages: numb
 /** `page` (default 1) and `per_page` (1..100, default 20, or the route's own default). */
 export const pageQuery = (defaultPerPage = 20) =>
   z.object({
-    page: queryInt(1, 1_000_000).optional().default(1),
-    per_page: queryInt(1, 100).optional().default(defaultPerPage),
+    page: queryInt(1, BOUNDS.page).optional().default(1),
+    per_page: queryInt(1, BOUNDS.perPage).optional().default(defaultPerPage),
   });
 
 export function toPage(q: { page: number; per_page: number }): Page {

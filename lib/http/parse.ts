@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DomainError, type ErrorCode } from "../errors";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "./json-depth";
+import { MAX_JSON_VALUES, jsonHoldsMoreValuesThan } from "./json-values";
 import { findUnstorable, unstorableReason } from "./unstorable-text";
 
 /** A field whose failure needs its own code instead of validation_failed (e.g. version_number → invalid_version_number). */
@@ -74,13 +75,21 @@ export function tooDeepError(): DomainError {
   return new DomainError("invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
 }
 
+/** The refusal of a body holding more than MAX_JSON_VALUES values (lib/http/json-values.ts). */
+export function tooManyValuesError(): DomainError {
+  return new DomainError("validation_failed", `body: the request body holds more than ${MAX_JSON_VALUES} values`, { field: "body" });
+}
+
 /**
- * JSON.parse of request text whose nesting was checked first: deeper than MAX_JSON_DEPTH or not
- * JSON → 400 invalid_json. The check comes before parsing because every later walk over the
- * value (the string check below, schemas, JSON.stringify) recurses once per level.
+ * JSON.parse of request text whose nesting and size were checked first: deeper than
+ * MAX_JSON_DEPTH or not JSON → 400 invalid_json; more than MAX_JSON_VALUES values → 422
+ * validation_failed on `body`. The checks come before parsing because every later walk over the
+ * value (the string check below, schemas, JSON.stringify) recurses once per level and visits
+ * every value.
  */
 export function parseJsonText(text: string): unknown {
   if (jsonNestsDeeperThan(text)) throw tooDeepError();
+  if (jsonHoldsMoreValuesThan(text)) throw tooManyValuesError();
   try {
     return JSON.parse(text);
   } catch {
@@ -92,14 +101,21 @@ export function parseJsonText(text: string): unknown {
  * Parses a JSON object body: above MAX_JSON_BODY_BYTES → 413; not JSON, nested deeper than 64
  * levels, or not an object → 400 invalid_json; a string (key or value) holding NUL or a lone
  * surrogate → 422 validation_failed naming it (lib/http/unstorable-text.ts); schema failure → 422
- * naming the field.
+ * naming the field. `precheck` sees the parsed object before those walks over it, to refuse
+ * cheaply a body whose size they would pay for (lib/http/bounds.ts).
  */
-export async function parseJson<S extends z.ZodType>(req: Request, schema: S, fieldCodes: FieldCodes = {}): Promise<z.infer<S>> {
+export async function parseJson<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  fieldCodes: FieldCodes = {},
+  precheck?: (body: Record<string, unknown>) => void,
+): Promise<z.infer<S>> {
   const text = await readBodyText(req);
   const value = text.trim() === "" ? {} : parseJsonText(text);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new DomainError("invalid_json", "The request body must be a JSON object");
   }
+  precheck?.(value as Record<string, unknown>);
   const bad = findUnstorable(value);
   if (bad) throw new DomainError("validation_failed", `${bad.field || "body"}: ${bad.reason}`, { field: bad.field || "body" });
   const parsed = schema.safeParse(value);

@@ -6,9 +6,11 @@ import { env } from "../env";
 import { DomainError } from "../errors";
 import { toErrorResponse } from "../http/envelope";
 import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from "../http/json-depth";
+import { MAX_JSON_VALUES, jsonHoldsMoreValuesThan } from "../http/json-values";
 import { readBodyText } from "../http/parse";
 import { clientAddress, countRequest, rateHeaders, type RateState } from "../http/rate-limit";
 import { findUnstorable } from "../http/unstorable-text";
+import { countBatchCalls, withRefusals } from "./batch-limit";
 import type { DownloadOptions } from "./download";
 import { toolError } from "./errors";
 import { createMcpServer, type McpContext } from "./server";
@@ -51,6 +53,7 @@ async function readJsonRpcBody(req: Request): Promise<{ parsed: unknown } | Resp
     throw err;
   }
   if (jsonNestsDeeperThan(text)) return jsonRpcError(400, -32700, `Parse error: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonHoldsMoreValuesThan(text)) return jsonRpcError(400, -32600, `Invalid Request: the body holds more than ${MAX_JSON_VALUES} values`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -87,14 +90,17 @@ function refuseUnstorable(parsed: unknown): Response | null {
  * a stateless transport), answering with one JSON body rather than an SSE stream, since no tool
  * streams progress. Nothing is kept between requests, so any app node can answer any request.
  */
-async function serve(req: Request, ctx: McpContext): Promise<Response> {
+async function serve(req: Request, ctx: McpContext, countCall: () => Promise<RateState>): Promise<{ response: Response; rate: RateState | null }> {
   const body = await readJsonRpcBody(req);
-  if (body instanceof Response) return body;
+  if (body instanceof Response) return { response: body, rate: null };
+  // Each tool call of a batch counts against the limit (lib/mcp/batch-limit.ts).
+  const batch = await countBatchCalls(body.parsed, countCall);
   const server = createMcpServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(req, { parsedBody: body.parsed });
+    const served = await transport.handleRequest(req, { parsedBody: batch.body });
+    return { response: await withRefusals(served, body.parsed as unknown[], batch.refused), rate: batch.rate };
   } finally {
     await server.close();
   }
@@ -103,7 +109,7 @@ async function serve(req: Request, ctx: McpContext): Promise<Response> {
 /**
  * The handlers of app/mcp/route.ts. POST: authenticate the Bearer API token (401 with
  * WWW-Authenticate), count the request against the token's rate limit, refuse anything but an API
- * token (403), then MCP. GET (the
+ * token (403), then MCP, where each further tool call of a batch counts one more request. GET (the
  * server-to-client SSE stream) and DELETE (session end) mean nothing without sessions: 405, which
  * the Streamable HTTP transport's clients expect.
  */
@@ -119,11 +125,14 @@ export function mcpRoute(options: McpRouteOptions = {}) {
       // which an assistant never holds and a cross-site page must not be able to ride.
       if (bearerToken(req) === null) throw new DomainError("unauthenticated", "Missing Authorization header: send an API token as 'Bearer <token>'");
       const principal = await authenticate(req, deps);
-      rate = await countRequest(deps.db, principalKey(principal), limitFor(principal));
+      const countCall = () => countRequest(deps.db, principalKey(principal), limitFor(principal));
+      rate = await countCall();
       if (rate.limited) throw new DomainError("rate_limited", "Too many requests", { retry_after: rate.resetSeconds });
       if (principal.kind === "board") throw new DomainError("board_scoped_token", "A board access token cannot use the assistant tools: use an API token");
       if (principal.kind !== "api") throw new DomainError("api_token_required", "The assistant tools take an API token");
-      response = await serve(req, { deps, principal, req, download: options.download });
+      const served = await serve(req, { deps, principal, req, download: options.download }, countCall);
+      response = served.response;
+      rate = served.rate ?? rate;
     } catch (err) {
       response = toErrorResponse(err, req);
       if (err instanceof DomainError && err.code === "unauthenticated") response.headers.set("WWW-Authenticate", challenge(req, err));

@@ -196,4 +196,15 @@ describe("create_asset_version", () => {
     expect(toolError(await create(team, asset, { url: url("/photo.png"), media_type: "png" }), "validation_failed").field).toBe("media_type");
     expect(toolError(await create(team, asset, { url: "not a url" }), "validation_failed")).toMatchObject({ field: "url", reason: "invalid_url" });
   });
+
+  it("media_type is bounded like REST's: 255 characters downloads and writes, 256 is refused before any download", async () => {
+    const asset = await newAsset(team);
+    const typeOf = (n: number) => `image/${"p".repeat(n - "image/".length)}`;
+    requests.length = 0;
+    expect(toolError(await create(team, asset, { url: url("/photo.png"), media_type: typeOf(256) }), "validation_failed").field).toBe("media_type");
+    expect(requests).toEqual([]);
+    allowPrivate(true);
+    const written = ok(await create(team, asset, { url: url("/photo.png"), media_type: typeOf(255) }));
+    expect(written.data.media_type).toBe(typeOf(255));
+  });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getAssetOrThrow, presentAsset } from "../../assets/get-asset";
 import { patchAsset } from "../../assets/patch-asset";
 import { DomainError } from "../../errors";
+import { BOUNDS } from "../../http/bounds";
 import { SNIFF_BYTES, sniffMediaType } from "../../media/sniff";
 import { ingestBytes } from "../../uploads/ingest-bytes";
 import { assertBoardVersionWriteable, assertVersioningAllowed } from "../../versions/gates";
@@ -44,8 +45,8 @@ export const createAssetVersionTool = defineTool({
   input: z.object({
     organization,
     asset_token: assetToken,
-    url: z.string().min(1).max(2048).describe("Direct https:// link to the new file (under 5 MiB)."),
-    media_type: z.string().regex(MIME, "must be a MIME type such as image/png").optional().describe("MIME type of the file; default: recognised from its bytes, else the server's Content-Type."),
+    url: z.string().min(1).max(BOUNDS.url).describe("Direct https:// link to the new file (under 5 MiB)."),
+    media_type: z.string().max(BOUNDS.mediaType).regex(MIME, "must be a MIME type such as image/png").optional().describe("MIME type of the file; default: recognised from its bytes, else the server's Content-Type."),
     comment: comment.optional().describe("Note recorded on the snapshot of the head being replaced."),
   }),
   async run(ctx, args) {

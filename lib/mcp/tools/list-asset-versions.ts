@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BOUNDS } from "../../http/bounds";
 import { listVersions } from "../../versions/list-versions";
 import { assetToken, defineTool, organization } from "./tool";
 
@@ -19,8 +20,8 @@ export const listAssetVersionsTool = defineTool({
   input: z.object({
     organization,
     asset_token: assetToken,
-    page: z.number().int().min(1).max(1_000_000).optional().describe("Page number, from 1 (default 1)."),
-    per_page: z.number().int().min(1).max(100).optional().describe("Versions per page, 1–100 (default 100)."),
+    page: z.number().int().min(1).max(BOUNDS.page).optional().describe("Page number, from 1 (default 1)."),
+    per_page: z.number().int().min(1).max(BOUNDS.perPage).optional().describe("Versions per page, 1–100 (default 100)."),
   }),
   async run(ctx, args) {
     const workspace = await ctx.workspace(args.organization);

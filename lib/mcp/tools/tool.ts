@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Principal } from "../../auth/principal";
 import type { Scope, Workspace } from "../../db/schema";
 import type { Deps } from "../../deps";
+import { BOUNDS } from "../../http/bounds";
 import type { FieldCodes } from "../../http/parse";
 import type { MediaLinker } from "../../media/links";
 import type { StorageDriver } from "../../storage/types";
@@ -38,9 +39,9 @@ export const defineTool = <S extends z.ZodObject>(def: ToolDef<S>): ToolDef<S> =
 
 // ---- input fields every tool shares
 
-export const organization = z.string().min(1).max(64).describe("Workspace slug (the <slug> of the REST paths /v1/<slug>/…).");
+export const organization = z.string().min(1).max(BOUNDS.slug).describe("Workspace slug (the <slug> of the REST paths /v1/<slug>/…).");
 
-export const assetToken = z.string().min(1).max(200).describe("The asset's token (its `token` field).");
+export const assetToken = z.string().min(1).max(BOUNDS.assetToken).describe("The asset's token (its `token` field).");
 
 /** Same rule as REST: anything but a positive integer answers invalid_version_number. */
 export const versionNumber = z
@@ -51,4 +52,4 @@ export const versionNumber = z
 
 export const VERSION_FIELD_CODES: FieldCodes = { version_number: "invalid_version_number" };
 
-export const comment = z.string().max(10_000);
+export const comment = z.string().max(BOUNDS.comment);

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { BOARD_TOKEN_MAX_SECONDS, BOARD_TOKEN_MIN_SECONDS } from "../../access-tokens/lifetime";
+import { BOUNDS } from "../../http/bounds";
 import { oneOf, Timestamp } from "./common";
 
 // ---- requests (app/v1/[slug]/access_tokens validates with this)
 
 export const CreateAccessTokenBody = z.object({
-  board_token: z.string().min(1).max(64).meta({ description: "The board the token may read (with its sub-boards)." }),
+  board_token: z.string().min(1).max(BOUNDS.boardToken).meta({ description: "The board the token may read (with its sub-boards)." }),
   expires_in: z
     .number({ error: "must be a whole number of seconds" })
     .int("must be a whole number of seconds")

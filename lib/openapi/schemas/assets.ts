@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ENCODE_STATUSES } from "../../db/schema/assets";
 import { ENCODE_ERROR_CODES } from "../../encode/errors";
+import { BOUNDS, checkFieldBounds, fieldBoundsProblem } from "../../http/bounds";
 import { pageQuery } from "../../http/pagination";
 import { Md5, oneOf, pageOf, PagyJson, Timestamp } from "./common";
 
@@ -8,45 +9,72 @@ import { Md5, oneOf, pageOf, PagyJson, Timestamp } from "./common";
 
 const tagList = z
   .string()
-  .max(1000)
+  .max(BOUNDS.tagFilterChars)
   .transform((s) => s.split(",").map((t) => t.trim()).filter(Boolean));
 
 export const AssetListQuery = pageQuery().extend({
-  query: z.string().max(500).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
+  query: z.string().max(BOUNDS.searchQuery).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
 });
 
 export const SearchQuery = pageQuery().extend({
-  query: z.string().trim().min(1, "must not be empty").max(500),
+  query: z.string().trim().min(1, "must not be empty").max(BOUNDS.searchQuery),
   media_type: z
     .string()
+    .max(BOUNDS.mediaType)
     .regex(/^[\w.+-]+(\/[\w.+-]*)?$/, "must be a MIME type or family such as image")
     .optional()
     .meta({ description: "An exact type (`image/png`) or a family (`image`)." }),
-  board_token: z.string().min(1).max(64).optional().meta({ description: "Only this board and its sub-boards." }),
+  board_token: z.string().min(1).max(BOUNDS.boardToken).optional().meta({ description: "Only this board and its sub-boards." }),
   tags: tagList.optional().meta({ description: "Comma-separated; every tag must be present." }),
 });
 
 /** A stored version's number: anything but a positive integer is `invalid_version_number`. */
 export const versionNumber = z.number({ error: "must be a positive integer" }).int("must be a positive integer").positive("must be a positive integer");
 
+/** A media type as a request gives it: `type/subtype`, at most BOUNDS.mediaType characters. */
+const mediaType = z.string().max(BOUNDS.mediaType).regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as image/png");
+
+/**
+ * Custom fields as a request gives them (contract §13): at most 100, names 1–100 characters,
+ * string values of at most 10,000, all together at most 64 KiB of JSON. The PATCH route checks
+ * the same bounds before parsing (lib/http/bounds.ts); this check keeps them wherever the schema
+ * is used, and states them in the OpenAPI document.
+ */
+const customFields = z
+  .record(z.string().min(1).max(BOUNDS.fieldNameChars), z.string().max(BOUNDS.fieldValueChars))
+  .superRefine((fields, ctx) => {
+    const problem = fieldBoundsProblem(fields);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .meta({
+    maxProperties: BOUNDS.fieldCount,
+    description: `Replaces the custom fields. Not versioned. At most ${BOUNDS.fieldCount} fields, names 1–${BOUNDS.fieldNameChars} characters, values at most ${BOUNDS.fieldValueChars.toLocaleString("en")} characters, all together at most ${BOUNDS.fieldsJsonBytes / 1024} KiB of JSON (else 422 validation_failed on \`fields\`).`,
+  });
+
 export const PatchAssetBody = z.object({
   asset: z.object({
     create_version: z.boolean().optional().meta({ description: "true: snapshot the head first (a version write, or a metadata checkpoint). `false` with `signed_storage_id` is 422." }),
-    signed_storage_id: z.string().min(1).max(2000).optional().meta({ description: "From upload_prepare: the uploaded bytes become a new version." }),
-    media_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as image/png").optional(),
-    comment: z.string().max(10_000).optional().meta({ description: "Note on the snapshot this request creates, or on `version_number` in a comment edit. `\"\"` clears it; omitted changes nothing." }),
+    signed_storage_id: z.string().min(1).max(BOUNDS.signedStorageId).optional().meta({ description: "From upload_prepare: the uploaded bytes become a new version." }),
+    media_type: mediaType.optional(),
+    comment: z.string().max(BOUNDS.comment).optional().meta({ description: "Note on the snapshot this request creates, or on `version_number` in a comment edit. `\"\"` clears it; omitted changes nothing." }),
     version_number: versionNumber.optional().meta({ description: "Without `signed_storage_id`: edit the comment of this stored version (1..head−1)." }),
-    title: z.string().trim().min(1, "must not be empty").max(500).optional(),
-    description: z.string().max(10_000).optional(),
-    text: z.string().max(100_000).optional(),
-    tags: z.array(z.string().trim().min(1).max(100)).max(100).optional().meta({ description: "Replaces the tags. Not versioned." }),
-    fields: z.record(z.string().min(1).max(100), z.string().max(10_000)).optional().meta({ description: "Replaces the custom fields. Not versioned." }),
+    title: z.string().trim().min(1, "must not be empty").max(BOUNDS.title).optional(),
+    description: z.string().max(BOUNDS.description).optional(),
+    text: z.string().max(BOUNDS.text).optional(),
+    tags: z.array(z.string().trim().min(1).max(BOUNDS.tagChars)).max(BOUNDS.tagCount).optional().meta({ description: "Replaces the tags. Not versioned." }),
+    fields: customFields.optional(),
   }),
 });
 
+/** PATCH's check before parsing: custom fields over their bounds are refused before any walk over them. */
+export function precheckPatchAsset(body: Record<string, unknown>): void {
+  const asset = body.asset;
+  if (asset !== null && typeof asset === "object") checkFieldBounds((asset as Record<string, unknown>).fields);
+}
+
 export const RevertBody = z.object({
   version_number: versionNumber.meta({ description: "Stored version to restore." }),
-  comment: z.string().max(10_000).optional().meta({ description: "Recorded on the snapshot of the head being replaced." }),
+  comment: z.string().max(BOUNDS.comment).optional().meta({ description: "Recorded on the snapshot of the head being replaced." }),
 });
 
 export const VERSION_FIELD_CODES = { version_number: "invalid_version_number" } as const;

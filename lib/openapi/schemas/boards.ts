@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { BOARD_STATES } from "../../db/schema/boards";
+import { BOUNDS } from "../../http/bounds";
 import { pageQuery } from "../../http/pagination";
 import { oneOf, pageOf, Timestamp } from "./common";
 
 // ---- requests (app/v1/[slug]/boards/** validate with these)
 
-const title = z.string().trim().min(1, "must not be empty").max(500);
-const boardToken = z.string().min(1).max(64);
+const title = z.string().trim().min(1, "must not be empty").max(BOUNDS.title);
+const boardToken = z.string().min(1).max(BOUNDS.boardToken);
 
 export const CreateBoardBody = z.object({
   board: z.object({ title, parent_token: boardToken.nullish().meta({ description: "Board to create it under; omitted or null: top level." }) }),
@@ -26,7 +27,7 @@ export const BoardListQuery = pageQuery();
 
 export const BoardAssetsQuery = pageQuery().extend({
   nested_assets: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "`true`: also the assets of every sub-board." }),
-  query: z.string().max(500).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
+  query: z.string().max(BOUNDS.searchQuery).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
 });
 
 // ---- responses (lib/boards/present.ts)

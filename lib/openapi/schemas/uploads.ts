@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { STORAGE_KINDS } from "../../db/schema/workspaces";
+import { BOUNDS } from "../../http/bounds";
 import { oneOf, Timestamp } from "./common";
 
 // ---- requests (app/v1/[slug]/assets/upload_prepare and upload_complete validate with these)
 
 export const PrepareBody = z.object({
   asset: z.object({
-    title: z.string().max(500).optional(),
-    media_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as image/png"),
+    title: z.string().max(BOUNDS.title).optional(),
+    media_type: z.string().max(BOUNDS.mediaType).regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a MIME type such as image/png"),
     size: z.number().int("must be a whole number of bytes").positive("must be above 0").meta({ description: "Bytes; at most the server's limit (default 5 GiB, else 413). upload_complete refuses an object of another size (422 size_mismatch)." }),
-    collection_token: z.string().min(1).max(64).optional().meta({ description: "Board the asset will be placed on." }),
+    collection_token: z.string().min(1).max(BOUNDS.boardToken).optional().meta({ description: "Board the asset will be placed on." }),
     // 32 hex digits; upper case is accepted and read as the same digest.
     md5: z
       .string()
@@ -22,11 +23,11 @@ export const PrepareBody = z.object({
 
 export const CompleteBody = z.object({
   asset: z.object({
-    signed_storage_id: z.string().min(1).max(2000).meta({ description: "Exactly as upload_prepare returned it." }),
-    multipart_upload_id: z.string().min(1).max(1000).optional().meta({ description: "s3 multipart uploads: the value from upload_prepare." }),
-    title: z.string().max(500).optional(),
-    description: z.string().max(10_000).optional(),
-    collection_token: z.string().min(1).max(64).optional().meta({ description: "Board to place the asset on." }),
+    signed_storage_id: z.string().min(1).max(BOUNDS.signedStorageId).meta({ description: "Exactly as upload_prepare returned it." }),
+    multipart_upload_id: z.string().min(1).max(BOUNDS.multipartUploadId).optional().meta({ description: "s3 multipart uploads: the value from upload_prepare." }),
+    title: z.string().max(BOUNDS.title).optional(),
+    description: z.string().max(BOUNDS.description).optional(),
+    collection_token: z.string().min(1).max(BOUNDS.boardToken).optional().meta({ description: "Board to place the asset on." }),
   }),
 });
 

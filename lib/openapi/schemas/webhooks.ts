@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HOOKS } from "../../db/schema/triggers";
+import { BOUNDS } from "../../http/bounds";
 import { pageQuery } from "../../http/pagination";
 import { PagyJson, Timestamp } from "./common";
 
@@ -8,18 +9,18 @@ import { PagyJson, Timestamp } from "./common";
 export const CreateTriggerBody = z.object({
   hook: z.enum(HOOKS),
   /** Checked in lib/webhooks (scheme, address): failures there are invalid_hook_url, not validation_failed. */
-  hook_url: z.string().min(1).max(2048).meta({ description: "Receiver endpoint: http(s), publicly reachable (https advised)." }),
-  organization_slug: z.string().min(1).max(64).meta({ description: "Workspace slug." }),
-  collection_token: z.string().min(1).max(64).meta({ description: "Board to watch (its sub-boards included)." }),
+  hook_url: z.string().min(1).max(BOUNDS.url).meta({ description: "Receiver endpoint: http(s), publicly reachable (https advised)." }),
+  organization_slug: z.string().min(1).max(BOUNDS.slug).meta({ description: "Workspace slug." }),
+  collection_token: z.string().min(1).max(BOUNDS.boardToken).meta({ description: "Board to watch (its sub-boards included)." }),
 });
 
 export const ListTriggersQuery = z.object({
-  organization_slug: z.string().min(1).max(64).optional(),
-  collection_token: z.string().min(1).max(64).optional(),
+  organization_slug: z.string().min(1).max(BOUNDS.slug).optional(),
+  collection_token: z.string().min(1).max(BOUNDS.boardToken).optional(),
 });
 
 export const ListDeliveriesQuery = pageQuery().extend({
-  message_id: z.string().min(1).max(100).optional().meta({ description: "Only the attempts of this message (its `webhook-id`)." }),
+  message_id: z.string().min(1).max(BOUNDS.messageId).optional().meta({ description: "Only the attempts of this message (its `webhook-id`)." }),
 });
 
 // ---- responses (lib/webhooks/present.ts, lib/webhooks/resend-delivery.ts)
