@@ -14,6 +14,23 @@ const CLOSE_BRACE = 0x7d; // }
 const CLOSE_BRACKET = 0x5d; // ]
 
 /**
+ * Where the string that opens at `open` (a `"`) closes, or -1 when it never does. indexOf runs
+ * natively, which keeps long strings cheap; a quote preceded by an odd number of backslashes is
+ * escaped and the search goes on past it.
+ */
+export function closingQuote(text: string, open: number): number {
+  let from = open;
+  for (;;) {
+    const close = text.indexOf('"', from + 1);
+    if (close === -1) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return close;
+    from = close;
+  }
+}
+
+/**
  * Whether JSON text nests objects and arrays deeper than `max` levels (`{}` and `[]` are one
  * level). One pass over the text with a counter, no recursion and no allocation, so it costs the
  * same for a 100,000-deep body as for a flat one; brackets inside strings (escaped quotes
@@ -29,15 +46,8 @@ export function jsonNestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH):
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // Jump to the closing quote: indexOf runs natively, which keeps long strings cheap.
-      for (;;) {
-        const close = text.indexOf('"', i + 1);
-        if (close === -1) return false; // an unclosed string: JSON.parse refuses it
-        let backslashes = 0;
-        while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
-        i = close;
-        if (backslashes % 2 === 0) break; // not escaped: the string ends here
-      }
+      i = closingQuote(text, i);
+      if (i === -1) return false; // an unclosed string: JSON.parse refuses it
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) return true;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {

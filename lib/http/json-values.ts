@@ -1,3 +1,5 @@
+import { closingQuote } from "./json-depth";
+
 /**
  * How many values a request's JSON may hold (contract §12, "Bounded work per request"). Easel's
  * largest legitimate bodies hold a few hundred (a PATCH with 100 tags and 100 custom fields; an
@@ -11,7 +13,6 @@
 export const MAX_JSON_VALUES = 50_000;
 
 const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c; // \
 const COMMA = 0x2c; // ,
 
 /**
@@ -29,14 +30,8 @@ export function jsonHoldsMoreValuesThan(text: string, max: number = MAX_JSON_VAL
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      for (;;) {
-        const close = text.indexOf('"', i + 1);
-        if (close === -1) return false; // an unclosed string: JSON.parse refuses it
-        let backslashes = 0;
-        while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
-        i = close;
-        if (backslashes % 2 === 0) break;
-      }
+      i = closingQuote(text, i);
+      if (i === -1) return false; // an unclosed string: JSON.parse refuses it
     } else if (c === COMMA && ++commas >= max) {
       return true;
     }
