@@ -8,7 +8,7 @@ import type { Db } from "../../lib/db";
 import type { Workspace } from "../../lib/db/schema";
 import { publishDirectRoutes, unpublishDirectRoutes } from "../../lib/server/direct-routes";
 import { createEaselServer } from "../../lib/server/http-server.mjs";
-import { answerWith } from "../../lib/server/node-bridge";
+import { answerWith, type WebHandler } from "../../lib/server/node-bridge";
 import { assetRow } from "../video/helpers";
 import { insertAsset, newApiToken, newBoard, newWorkspace } from "./factories";
 import type { TestStorage } from "./test-storage";
@@ -43,8 +43,10 @@ export async function newOtherTenant(db: Db): Promise<OtherTenant> {
  * What Next.js would answer for B's two reads (the asset and the board list); anything else is 404.
  * The store's paths, /healthz and /readyz never reach it: the server answers them itself.
  */
-async function readRoutes(req: http.IncomingMessage, res: http.ServerResponse) {
+async function readRoutes(req: http.IncomingMessage, res: http.ServerResponse, more: ExactRoutes) {
   const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+  const exact = more[`${req.method} ${path}`];
+  if (exact) return answerWith(exact, req, res);
   const boards = /^\/v1\/([^/]+)\/boards$/.exec(path);
   const asset = /^\/v1\/([^/]+)\/assets\/([^/]+)$/.exec(path);
   if (req.method === "GET" && boards) return answerWith((request) => boardsRoute.GET(request as never, { params: Promise.resolve({ slug: boards[1] }) }), req, res);
@@ -52,10 +54,16 @@ async function readRoutes(req: http.IncomingMessage, res: http.ServerResponse) {
   res.writeHead(404).end("not found");
 }
 
-/** Easel's HTTP server on a free loopback port, with B's read routes behind it; `overrides` go to createEaselServer. */
-export async function startEaselServer(overrides: Parameters<typeof createEaselServer>[1] = {}) {
+/** Route handlers by "METHOD /path", for an attack sent over HTTP (e.g. `{"POST /mcp": mcpRoute.POST}`). */
+export type ExactRoutes = Record<string, WebHandler>;
+
+/**
+ * Easel's HTTP server on a free loopback port, with B's read routes (and `routes`) behind it;
+ * `overrides` go to createEaselServer.
+ */
+export async function startEaselServer(overrides: Parameters<typeof createEaselServer>[1] = {}, routes: ExactRoutes = {}) {
   publishDirectRoutes();
-  const server = createEaselServer(readRoutes, overrides);
+  const server = createEaselServer((req: http.IncomingMessage, res: http.ServerResponse) => readRoutes(req, res, routes), overrides);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
