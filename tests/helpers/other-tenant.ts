@@ -193,6 +193,11 @@ export async function measureOtherTenant(opts: ProbeOptions) {
     upload() {
       thumbnails = thumbnailsMs(opts);
     },
+    /** Ends the loops without waiting for the upload: for a test's `finally`, when it failed before `stop()`. */
+    async halt() {
+      running = false;
+      await Promise.all([reads, healthz]);
+    },
     async stop(): Promise<OtherTenantFigures> {
       let ms: number | null;
       try {
