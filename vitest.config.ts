@@ -13,6 +13,7 @@ const LATENCY_TESTS = [
   "tests/reliability/slow-bodies.test.ts",
   "tests/security/fields-bomb.test.ts",
   "tests/security/largest-inputs.test.ts",
+  "tests/security/mcp-batch-attack.test.ts",
 ];
 
 /**
