@@ -1,5 +1,7 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import pLimit from "p-limit";
 import { z } from "zod";
 import pkg from "../../package.json";
 import { hasScope } from "../auth/principal";
@@ -70,11 +72,19 @@ export function createMcpServer(ctx: McpContext): Server {
   const server = new Server({ name: "easel", title: "Easel", version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const offered = TOOLS.filter((t) => hasScope(ctx.principal, t.scope)).map(describeTool);
   const tools = toolContext(ctx);
+  // The SDK starts every call of a JSON-RPC batch at once. On the embedded database each query
+  // runs on this thread and the next one starts in a microtask, so a batch of 100 calls held
+  // every other tenant's request for half a second. One call of a request at a time, each after
+  // a turn of the event loop, lets other requests in between the calls.
+  const oneAtATime = pLimit(1);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(tool, tools, request.params.arguments);
+    return oneAtATime(async () => {
+      await nextTurn();
+      return callTool(tool, tools, request.params.arguments);
+    });
   });
   return server;
 }
