@@ -87,8 +87,9 @@ export function tooManyValuesError(): DomainError {
  * value (the string check below, schemas, JSON.stringify) recurses once per level and visits
  * every value.
  */
-export function parseJsonText(text: string): unknown {
+export function parseJsonText(text: string, precheckText?: (text: string) => void): unknown {
   if (jsonNestsDeeperThan(text)) throw tooDeepError();
+  precheckText?.(text);
   if (jsonHoldsMoreValuesThan(text)) throw tooManyValuesError();
   try {
     return JSON.parse(text);
@@ -102,16 +103,18 @@ export function parseJsonText(text: string): unknown {
  * levels, or not an object → 400 invalid_json; a string (key or value) holding NUL or a lone
  * surrogate → 422 validation_failed naming it (lib/http/unstorable-text.ts); schema failure → 422
  * naming the field. `precheck` sees the parsed object before those walks over it, to refuse
- * cheaply a body whose size they would pay for (lib/http/bounds.ts).
+ * cheaply a body whose size they would pay for (lib/http/bounds.ts); `precheckText` sees the text
+ * before it is parsed (after the depth scan), for a bound whose refusal should not cost the parse.
  */
 export async function parseJson<S extends z.ZodType>(
   req: Request,
   schema: S,
   fieldCodes: FieldCodes = {},
   precheck?: (body: Record<string, unknown>) => void,
+  precheckText?: (text: string) => void,
 ): Promise<z.infer<S>> {
   const text = await readBodyText(req);
-  const value = text.trim() === "" ? {} : parseJsonText(text);
+  const value = text.trim() === "" ? {} : parseJsonText(text, precheckText);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new DomainError("invalid_json", "The request body must be a JSON object");
   }

@@ -9,7 +9,7 @@ import { methods } from "@/lib/http/route";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
 import { workspaceStorage } from "@/lib/storage/workspace-storage";
-import { PatchAssetBody, precheckPatchAsset, VERSION_FIELD_CODES } from "./schema";
+import { PatchAssetBody, precheckPatchAsset, precheckPatchAssetText, VERSION_FIELD_CODES } from "./schema";
 
 // GET /v1/:slug/assets/:token — the asset, starting a video's encode on plans that encode on first read
 // (a board access token reads assets through list routes)
@@ -21,7 +21,7 @@ const show = withApi({ scope: "read" }, async ({ req, params, deps, workspace })
 // PATCH /v1/:slug/assets/:token — metadata write, version write, checkpoint or comment edit
 const update = withApi({ scope: "write" }, async ({ req, params, deps, workspace, principal }) => {
   const ifMatch = parseIfMatch(req);
-  const { asset: a } = await parseJson(req, PatchAssetBody, VERSION_FIELD_CODES, precheckPatchAsset);
+  const { asset: a } = await parseJson(req, PatchAssetBody, VERSION_FIELD_CODES, precheckPatchAsset, precheckPatchAssetText);
   const body = {
     createVersion: a.create_version, signedStorageId: a.signed_storage_id, mediaType: a.media_type, comment: a.comment,
     versionNumber: a.version_number, title: a.title, description: a.description, text: a.text, tags: a.tags, fields: a.fields,

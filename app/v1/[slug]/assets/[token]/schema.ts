@@ -1,2 +1,2 @@
 // The request schemas live with the response schemas in lib/openapi/schemas, which the OpenAPI document is built from.
-export { PatchAssetBody, precheckPatchAsset, RevertBody, VERSION_FIELD_CODES, versionNumber } from "@/lib/openapi/schemas/assets";
+export { PatchAssetBody, precheckPatchAsset, precheckPatchAssetText, RevertBody, VERSION_FIELD_CODES, versionNumber } from "@/lib/openapi/schemas/assets";
