@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { proxyHopsOf } from "./http/forwarded-address.mjs";
 
 const flag = z
   .string()
@@ -20,19 +21,17 @@ const positiveInt = <F extends number | undefined>(fallback: F) =>
       return n;
     });
 
-/** A count of proxies: unset, "0", "false" or "no" is none; "true" or "yes" is one; else a whole number. */
+/** A count of proxies, read by the one parser the HTTP server uses too (lib/http/forwarded-address.mjs). */
 const proxyHops = z
   .string()
   .optional()
   .transform((v, ctx): number => {
-    if (v === undefined || v === "" || v === "0" || v === "false" || v === "no") return 0;
-    if (v === "true" || v === "yes") return 1;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) {
+    try {
+      return proxyHopsOf(v);
+    } catch {
       ctx.addIssue({ code: "custom", message: `must be a number of proxies (0, 1, 2, ...), got "${v}"` });
       return z.NEVER;
     }
-    return n;
   });
 
 /** Every environment variable Easel reads, validated once. docs/configuration.md lists them. */

@@ -38,7 +38,7 @@ export function forwardedClient(header, hops) {
 
 /**
  * EASEL_TRUST_PROXY as a count of proxies: unset, "0", "false" or "no" is none; "true" or "yes"
- * is one; else a whole number (lib/env.ts validates the same setting for the app).
+ * is one; else a whole number. lib/env.ts validates the setting for the app with this same parser.
  * @param {string | undefined} value
  */
 export function proxyHopsOf(value) {
