@@ -3,10 +3,15 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import tar from "tar-stream";
 import type { Hold } from "../objectstore/disk/holds";
-import { MANIFEST_ENTRY, TRAILER_ENTRY, type Manifest, type Trailer } from "./format";
+import { ArchiveDigest } from "./archive-digest";
+import { MANIFEST_ENTRY, signedTrailerText, TRAILER_ENTRY, type Manifest, type Trailer } from "./format";
+import { signTrailer, type BackupKey } from "./signing-key";
 import { walkObjects, type FileToArchive } from "./walk-objects";
 
 export type PackProgress = { bytes: number; objects: number };
+
+/** The tar being written, and the digest of every entry written so far. */
+type Out = { pack: tar.Pack; digest: ArchiveDigest };
 
 /** Big enough that per-chunk costs vanish, small enough to keep the process's memory flat. */
 const READ_CHUNK = 512 * 1024;
@@ -14,26 +19,28 @@ const READ_CHUNK = 512 * 1024;
 /**
  * Streams the archive (format.ts): manifest, the database snapshot, every object, trailer. The
  * stream is pulled: files are read only as fast as the consumer takes the bytes, so memory stays
- * flat whatever the data dir's size. `trailer` settles when the last entry is written (or with
+ * flat whatever the data dir's size. The trailer carries the digest of every entry before it,
+ * signed with `key` (format.ts). `trailer` settles when the last entry is written (or with
  * the error that stopped the archive; the stream is destroyed with it).
  */
-export function packArchive(input: { manifest: Manifest; pgDir: string; objectsRoot: string; hold: Hold; onProgress?: (p: PackProgress) => void }): {
+export function packArchive(input: { manifest: Manifest; pgDir: string; objectsRoot: string; hold: Hold; key: BackupKey; onProgress?: (p: PackProgress) => void }): {
   stream: Readable;
   trailer: Promise<Trailer>;
 } {
   const pack = tar.pack();
+  const out: Out = { pack, digest: new ArchiveDigest() };
   const progress: PackProgress = { bytes: 0, objects: 0 };
   const counted = (n: number) => {
     progress.bytes += n;
     input.onProgress?.(progress);
   };
   const trailer = (async (): Promise<Trailer> => {
-    await addEntry(pack, { name: MANIFEST_ENTRY, mode: 0o600 }, json(input.manifest));
-    await addTree(pack, input.pgDir, "pg", counted);
+    await addEntry(out, { name: MANIFEST_ENTRY, mode: 0o600 }, json(input.manifest));
+    await addTree(out, input.pgDir, "pg", counted);
     const done: Trailer = { objects: 0, object_bytes: 0, damaged: [] };
     for await (const item of walkObjects(input.objectsRoot, input.hold)) {
       if (item.kind === "bucket") {
-        await addFile(pack, item.marker, counted);
+        await addFile(out, item.marker, counted);
         continue;
       }
       if (!(await segmentsIntact(item.segments))) {
@@ -41,13 +48,16 @@ export function packArchive(input: { manifest: Manifest; pgDir: string; objectsR
         done.damaged.push(`${item.bucket}/${item.record.key}`);
         continue;
       }
-      await addEntry(pack, { name: item.recordName, mode: 0o600, mtime: new Date(item.record.lastModified) }, json(item.record));
-      for (const segment of item.segments) await addSegment(pack, segment, counted);
+      await addEntry(out, { name: item.recordName, mode: 0o600, mtime: new Date(item.record.lastModified) }, json(item.record));
+      for (const segment of item.segments) await addSegment(out, segment, counted);
       done.objects++;
       done.object_bytes += item.record.size;
       progress.objects = done.objects;
     }
-    await addEntry(pack, { name: TRAILER_ENTRY, mode: 0o600 }, json(done));
+    done.digest = out.digest.hex();
+    done.signature = signTrailer(input.key, signedTrailerText(done));
+    // The trailer itself is not part of the digest: it is the entry that carries it.
+    await addEntry({ pack, digest: new ArchiveDigest() }, { name: TRAILER_ENTRY, mode: 0o600 }, json(done));
     pack.finalize();
     return done;
   })();
@@ -76,10 +86,10 @@ async function segmentsIntact(segments: FileToArchive[]): Promise<boolean> {
   return true;
 }
 
-async function addSegment(pack: tar.Pack, segment: FileToArchive, counted: (n: number) => void) {
+async function addSegment(out: Out, segment: FileToArchive, counted: (n: number) => void) {
   const fh = await fs.open(segment.abs, "r");
   try {
-    await addEntry(pack, { name: segment.name, mode: 0o600, size: segment.size }, chunks(fh, segment.size, counted));
+    await addEntry(out, { name: segment.name, mode: 0o600, size: segment.size }, chunks(fh, segment.size, counted));
   } finally {
     await fh.close();
   }
@@ -93,11 +103,11 @@ async function* chunks(fh: fs.FileHandle, size: number, counted: (n: number) => 
   }
 }
 
-async function addFile(pack: tar.Pack, file: FileToArchive, counted: (n: number) => void) {
+async function addFile(out: Out, file: FileToArchive, counted: (n: number) => void) {
   const fh = await fs.open(file.abs, "r");
   try {
     const size = (await fh.stat()).size;
-    await addEntry(pack, { name: file.name, mode: 0o600, size }, chunks(fh, size, counted));
+    await addEntry(out, { name: file.name, mode: 0o600, size }, chunks(fh, size, counted));
   } finally {
     await fh.close();
   }
@@ -109,7 +119,7 @@ async function addFile(pack: tar.Pack, file: FileToArchive, counted: (n: number)
  * (each read waits on the disk thread pool; one at a time, a fresh cluster's ~1,000 files took
  * most of a second), the bigger ones streamed.
  */
-async function addTree(pack: tar.Pack, dir: string, prefix: string, counted: (n: number) => void) {
+async function addTree(out: Out, dir: string, prefix: string, counted: (n: number) => void) {
   const entries = await listTree(dir, prefix);
   const READ_AHEAD = 16;
   const reads: (Promise<Buffer | null> | null)[] = entries.map(() => null);
@@ -124,15 +134,15 @@ async function addTree(pack: tar.Pack, dir: string, prefix: string, counted: (n:
     for (let j = i; j < i + READ_AHEAD; j++) readAt(j);
     const e = entries[i];
     if (e.kind === "dir") {
-      await addEntry(pack, { name: `${e.name}/`, type: "directory", mode: 0o700 });
+      await addEntry(out, { name: `${e.name}/`, type: "directory", mode: 0o700 });
       continue;
     }
     const bytes = await reads[i];
     reads[i] = null;
     if (bytes) {
-      await addEntry(pack, { name: e.name, mode: 0o600 }, bytes);
+      await addEntry(out, { name: e.name, mode: 0o600 }, bytes);
       counted(bytes.length);
-    } else await addFile(pack, { abs: e.abs, name: e.name, size: 0 }, counted);
+    } else await addFile(out, { abs: e.abs, name: e.name, size: 0 }, counted);
   }
 }
 
@@ -166,9 +176,11 @@ async function smallFile(abs: string): Promise<Buffer | null> {
 
 /**
  * Adds one entry and resolves when tar-stream has taken all of it. The body is written with
- * backpressure: a chunk waits while the archive's consumer is behind.
+ * backpressure: a chunk waits while the archive's consumer is behind. Its header and bytes go into
+ * the digest as they are written.
  */
-function addEntry(pack: tar.Pack, header: Partial<tar.Header> & { name: string }, body?: Buffer | AsyncIterable<Buffer>): Promise<void> {
+function addEntry({ pack, digest }: Out, header: Partial<tar.Header> & { name: string }, body?: Buffer | AsyncIterable<Buffer>): Promise<void> {
+  digest.entry(header.name, header.type ?? "file", Buffer.isBuffer(body) ? body.length : (header.size ?? 0));
   return new Promise<void>((resolve, reject) => {
     const done = (err?: Error | null) => (err ? reject(err) : resolve());
     if (!body) {
@@ -176,12 +188,14 @@ function addEntry(pack: tar.Pack, header: Partial<tar.Header> & { name: string }
       return;
     }
     if (Buffer.isBuffer(body)) {
+      digest.update(body);
       pack.entry({ ...header, size: body.length }, body, done);
       return;
     }
     const sink = pack.entry(header, done);
     void (async () => {
       for await (const chunk of body) {
+        digest.update(chunk);
         if (!sink.write(chunk)) {
           await new Promise<void>((go) => {
             const on = () => {

@@ -53,7 +53,9 @@ it("backs up a server under write load; the restored data dir serves every asset
   expect(fs.existsSync(journals) ? fs.readdirSync(journals) : []).toEqual([]);
 
   const restored = path.join(dir, "restored");
-  const restore = await easel(path.join(dir, "unused"), ["restore", archive, "--data-dir", restored]);
+  // On another machine: the archive and the backup key kept apart from it are all there is.
+  expect(backup.stdout).toMatch(/signed with the backup key [0-9a-f]{16} in .*backup\.key: keep a copy/);
+  const restore = await easel(path.join(dir, "unused"), ["restore", archive, "--data-dir", restored, "--key-file", path.join(source, "backup.key")]);
   expect(restore.code, restore.stderr).toBe(0);
   expect(restore.last).toContain(`${assets} assets, ${versions} versions, ${objects} objects`);
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArchive } from "../../lib/backup/archive-output";
 import { restoreArchive } from "../../lib/backup/restore-archive";
 import { runBackup } from "../../lib/backup/run-backup";
+import { dataDirBackupKey } from "../../lib/backup/signing-key";
 import { openDb, type DbHandle } from "../../lib/db/client";
 import { layout, type Layout } from "../../lib/objectstore/disk/layout";
 import { commitObject, createBucket, deleteObject, headObject, openObject, type ObjectRecord } from "../../lib/objectstore/disk/objects";
@@ -56,6 +57,9 @@ async function firstChunk(stream: Readable): Promise<void> {
   await new Promise<void>((resolve) => stream.once("readable", resolve));
 }
 
+/** Restored with the data dir's own backup key, as `restore --key-file` would. */
+const restoreSigned = async (file: string, target: string) => restoreArchive(file, target, undefined, { key: await dataDirBackupKey(dataDir) });
+
 const leftovers = () => fs.readdirSync(dataDir).filter((n) => n.startsWith(".backup-"));
 
 describe("a backup's point in time", () => {
@@ -90,7 +94,7 @@ describe("a backup's point in time", () => {
     expect(leftovers()).toEqual([]);
 
     const restoredDir = path.join(root, "restored");
-    await restoreArchive(file, restoredDir);
+    await restoreSigned(file, restoredDir);
     const restored = layout(path.join(restoredDir, "objects"));
     // Every object of the snapshot with its bytes, the one deleted and written anew included.
     for (const [key, bytes] of before) expect((await read(restored, key))?.equals(bytes), key).toBe(true);
@@ -127,7 +131,7 @@ describe("a backup's point in time", () => {
     await writeArchive(backup.stream, file);
     expect((await backup.summary).damaged.sort()).toEqual(["easel/ws/4/gone", "easel/ws/4/short"]);
     const restoredDir = path.join(root, "restored-damaged");
-    const result = await restoreArchive(file, restoredDir);
+    const result = await restoreSigned(file, restoredDir);
     expect(result.trailer.damaged.sort()).toEqual(["easel/ws/4/gone", "easel/ws/4/short"]);
     const restored = layout(path.join(restoredDir, "objects"));
     expect(await headObject(restored, "easel", "ws/4/gone")).toBeNull();
@@ -144,7 +148,7 @@ describe("a backup's point in time", () => {
     await backup.summary;
     expect(fs.readFileSync(file).readUInt32LE(0)).toBe(0xfd2fb528);
     const restoredDir = path.join(root, "restored-zstd");
-    await restoreArchive(file, restoredDir);
+    await restoreSigned(file, restoredDir);
     expect((await read(layout(path.join(restoredDir, "objects")), "ws/3/z"))?.toString()).toBe("compressed by zstd");
 
     const saved = process.env.PATH;

@@ -5,7 +5,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { FORMAT, FORMAT_VERSION } from "../../lib/backup/format";
+import { FORMAT, UNSIGNED_FORMAT_VERSION } from "../../lib/backup/format";
 import { RestoreError, restoreArchive } from "../../lib/backup/restore-archive";
 import { easel } from "./helpers";
 
@@ -13,7 +13,9 @@ import { easel } from "./helpers";
  * `restore` lays out only what an Easel backup holds, and only into an empty or missing dir: an
  * archive that names anything outside the data dir, a link, a device, a record pointing at files
  * of another object, bytes that do not match their md5, or an archive cut short is refused, and
- * nothing is left behind (not even the half-restored dir).
+ * nothing is left behind (not even the half-restored dir). These archives are built by hand in
+ * the unsigned format (version 1) and restored `--without-key`, so each refusal is the structural
+ * check's own; signatures, digests and the database check are tested in signed-archives.test.ts.
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-restore-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -22,7 +24,7 @@ type Entry = Partial<tar.Header> & { name: string; body?: Buffer };
 const md5 = (b: Buffer) => crypto.createHash("md5").update(b).digest("hex");
 const sha = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
 
-const manifest = (): Entry => ({ name: "easel-backup.json", body: Buffer.from(JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, created_at: new Date().toISOString(), pg_version: "18", assets: 1, versions: 0, db_locked_ms: 1 })) });
+const manifest = (): Entry => ({ name: "easel-backup.json", body: Buffer.from(JSON.stringify({ format: FORMAT, version: UNSIGNED_FORMAT_VERSION, created_at: new Date().toISOString(), pg_version: "18", assets: 1, versions: 0, db_locked_ms: 1 })) });
 const trailer = (objects: number): Entry => ({ name: "easel-backup-end.json", body: Buffer.from(JSON.stringify({ objects, object_bytes: 0, damaged: [] })) });
 
 /** An object of the embedded store as the archive holds it: record, then data files. */
@@ -62,33 +64,19 @@ async function archive(name: string, entries: Entry[], opts: { gzip?: boolean; c
   return file;
 }
 
+const WITHOUT_KEY = { key: null, withoutKey: true };
+
 /** What a restore of `file` into a fresh target leaves: nothing at all when it is refused. */
 async function refused(file: string, message: RegExp) {
   const parent = fs.mkdtempSync(path.join(dir, "target-"));
   const target = path.join(parent, "data");
-  await expect(restoreArchive(file, target)).rejects.toThrow(message);
-  await expect(restoreArchive(file, target)).rejects.toBeInstanceOf(RestoreError);
+  await expect(restoreArchive(file, target, undefined, WITHOUT_KEY)).rejects.toThrow(message);
+  await expect(restoreArchive(file, target, undefined, WITHOUT_KEY)).rejects.toBeInstanceOf(RestoreError);
   expect(fs.readdirSync(parent), "no restored or half-restored dir").toEqual([]);
   expect(fs.existsSync(path.join(dir, "escaped"))).toBe(false);
 }
 
 describe("restore", () => {
-  it("lays out a well-formed archive (gzip or plain) with its objects' records and bytes", async () => {
-    const big = crypto.randomBytes(300_000);
-    const entries = [manifest(), ...pgFiles(), bucket(), ...object("ws/1/a.png", [big]), ...object("ws/1/b.bin", [Buffer.from("part one "), Buffer.from("part two")]), trailer(2)];
-    for (const gzip of [false, true]) {
-      const target = path.join(dir, `ok-${gzip}`);
-      const result = await restoreArchive(await archive(`ok-${gzip}.tar`, entries, { gzip }), target);
-      expect(result.trailer.objects).toBe(2);
-      expect(fs.readFileSync(path.join(target, "pg/PG_VERSION"), "utf8")).toBe("18\n");
-      expect(fs.statSync(path.join(target, "pg/pg_tblspc")).isDirectory()).toBe(true);
-      const hash = sha("ws/1/a.png");
-      const record = JSON.parse(fs.readFileSync(path.join(target, `objects/easel/${hash.slice(0, 2)}/${hash}.json`), "utf8"));
-      expect(md5(fs.readFileSync(path.join(target, `objects/easel/${hash.slice(0, 2)}`, record.segments[0].file)))).toBe(md5(big));
-      expect(fs.statSync(path.join(target, "pg/PG_VERSION")).mode & 0o777).toBe(0o600);
-    }
-  });
-
   it.each([
     ["a parent-directory name", [{ name: "../escaped", body: Buffer.from("x") }], /outside the data dir/],
     ["a name climbing out of pg/", [{ name: "pg/../../escaped", body: Buffer.from("x") }], /outside the data dir/],
@@ -127,7 +115,7 @@ describe("restore", () => {
     await refused(notTar, /could not be read|not an Easel backup/);
   });
 
-  it("through the CLI: refuses a non-empty dir and a hostile archive with exit 1, touching nothing", async () => {
+  it("through the CLI: refuses a non-empty dir, a hostile archive and an unsigned one without --without-key, exit 1, touching nothing", async () => {
     const good = await archive("good.tar", [manifest(), ...pgFiles(), trailer(0)]);
     const occupied = path.join(dir, "occupied");
     fs.mkdirSync(occupied);
@@ -138,16 +126,18 @@ describe("restore", () => {
     expect(fs.readdirSync(occupied)).toEqual(["keep.txt"]);
 
     const hostile = await archive("hostile.tar", [manifest(), { name: "../escaped", body: Buffer.from("x") }, trailer(0)]);
-    const h = await easel(dir, ["restore", hostile, "--data-dir", path.join(dir, "fresh")]);
+    const h = await easel(dir, ["restore", hostile, "--data-dir", path.join(dir, "fresh"), "--without-key"]);
     expect(h.code).toBe(1);
     expect(h.stderr).toMatch(/outside the data dir/);
     expect(fs.existsSync(path.join(dir, "fresh"))).toBe(false);
     expect(fs.existsSync(path.join(dir, "escaped"))).toBe(false);
 
-    const usage = await easel(dir, ["restore", good]);
-    expect(usage.code).toBe(2);
-    const ok = await easel(dir, ["restore", good, "--data-dir", path.join(dir, "fresh")]);
-    expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.last).toMatch(/^restore: .*fresh 1 assets, 0 versions, 0 objects/);
+    const unsigned = await easel(dir, ["restore", good, "--data-dir", path.join(dir, "fresh")]);
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toMatch(/carries no signature: restore it with --without-key/);
+    expect(fs.existsSync(path.join(dir, "fresh"))).toBe(false);
+
+    expect((await easel(dir, ["restore", good])).code).toBe(2);
+    expect((await easel(dir, ["restore", good, "--data-dir", path.join(dir, "fresh"), "--without-key", "--key-file", good])).code).toBe(2);
   }, 120_000);
 });
