@@ -62,7 +62,7 @@ export function storageFor(kind: "s3" | "gcs", ctx: StorageContext): StorageDriv
           client.config.systemClockOffset = ctx.clock().getTime() - Date.now();
           await ensureBucket(client, settings.bucket);
         }
-        return { client, bucket: settings.bucket };
+        return { client, bucket: settings.bucket, sealsUploads: settings.embedded };
       });
     return createS3Driver(target, ctx.clock);
   }

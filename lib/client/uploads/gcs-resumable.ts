@@ -1,6 +1,7 @@
 import { BasePlugin, EventManager, type PluginOpts, type Uppy } from "@uppy/core";
 import { filterFilesToEmitUploadStarted, filterFilesToUpload, type Body, type Meta, type UppyFile } from "@uppy/core/utils";
 import { committedBytes, sessionStatusOf, type SessionStatus } from "./resume";
+import { signedConditionHeaders } from "./signed-conditions";
 import { mediaTypeOf, type UploadTickets } from "./tickets";
 
 /** Bytes per PUT. Every chunk but the last must be a multiple of 256 KiB (the resumable protocol). */
@@ -144,7 +145,7 @@ export default class EaselGcsUploader<M extends Meta, B extends Body> extends Ba
     }
     const ticket = await tickets.prepare(described);
     const opened = await sendWithXhr("POST", ticket.upload_url, {
-      headers: { "x-goog-resumable": "start", "Content-Type": mediaTypeOf(described) },
+      headers: { "x-goog-resumable": "start", "Content-Type": mediaTypeOf(described), ...signedConditionHeaders(ticket.upload_url) },
       signal,
     });
     const session = opened.header("location");

@@ -30,8 +30,15 @@ describe("easelSignRequest (@uppy/aws-s3 v6 → upload_prepare)", () => {
   it("a single PUT goes to the presigned upload_url, prepared once per file", async () => {
     const { tickets, prepares } = ticketsFor(single);
     const sign = easelSignRequest(tickets, file(MiB));
-    expect(await sign({ method: "PUT", key: "uppy-f1" })).toEqual({ url: "http://s/put?sig" });
+    expect(await sign({ method: "PUT", key: "uppy-f1" })).toEqual({ url: "http://s/put?sig", headers: {} });
     expect(prepares).toEqual(["uppy-f1"]);
+  });
+
+  it("a real bucket's upload_url signed with If-None-Match gets the header sent with the PUT", async () => {
+    const url = "https://bucket.s3.amazonaws.com/k?X-Amz-SignedHeaders=host%3Bif-none-match&X-Amz-Signature=ab";
+    const { tickets } = ticketsFor({ ...single, upload_url: url });
+    const sign = easelSignRequest(tickets, file(MiB));
+    expect(await sign({ method: "PUT", key: "uppy-f1" })).toEqual({ url, headers: { "If-None-Match": "*" } });
   });
 
   it("initiate answers with upload_prepare's multipart_upload_id; parts go to part_urls in order", async () => {

@@ -2,6 +2,7 @@ import type { AwsS3Options } from "@uppy/aws-s3";
 import type { Body, Meta } from "@uppy/core/utils";
 import { PART_SIZE } from "../../storage/limits";
 import { listPartsAnswer, listedParts, partsToKeep } from "./resume";
+import { signedConditionHeaders } from "./signed-conditions";
 import type { TicketFile, UploadTickets } from "./tickets";
 
 // The package exports its options, not the request types of the hook; derive them from the option.
@@ -56,7 +57,7 @@ export function easelSignRequest(tickets: UploadTickets, fileOf: (id: string) =>
       const ticket = await tickets.prepare(file);
       if (req.method === "PUT") {
         if (ticket.multipart_upload_id) throw new Error("The server expects a multipart upload for this size");
-        return { url: ticket.upload_url };
+        return { url: ticket.upload_url, headers: signedConditionHeaders(ticket.upload_url) };
       }
       if (req.method === "POST") {
         if (!ticket.multipart_upload_id || !ticket.part_urls) throw new Error("The server prepared a single-part upload for this size");

@@ -25,6 +25,8 @@ export const gcsErrors = {
     new GcsError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold.", 412, {
       Details: "An object already exists at this name; an upload URL can create an object but not replace it.",
     }),
+  /** A write's `x-goog-if-generation-match: 0` found an object at its name. */
+  preconditionFailed: () => new GcsError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold.", 412),
   internal: () => new GcsError("InternalError", "We encountered an internal error. Please try again.", 500),
   /** Too many bodies at once for an upload URL, a workspace or the process's open files (contract §13). */
   slowDown: () => new GcsError("SlowDown", "Too many uploads at once; retry after the time in Retry-After.", 429),

@@ -12,7 +12,7 @@ import { storagePreflight, withStorageCors } from "../cors";
 import { discardUnreadBody } from "../discard-body";
 import { isValidBucketName, type Layout } from "../disk/layout";
 import { NO_SPACE_MESSAGE, isNoSpace } from "../disk/no-space";
-import { commitObject, deleteObject, headObject, NoSuchBucketError, ObjectExistsError, openObject } from "../disk/objects";
+import { checkWriteCondition, commitObject, deleteObject, headObject, NoSuchBucketError, ObjectExistsError, openObject, PreconditionFailedError, type CommitMode, type WriteCondition } from "../disk/objects";
 import { BodyError, receiveToTemp } from "../disk/receive";
 import { sweepSoon } from "../disk/sweep";
 import { clientOrigin } from "../origin";
@@ -30,6 +30,13 @@ export type GcsStoreContext = {
   mountPath: string;
   /** Bounds the bodies read at once (lib/objectstore/admission); absent, every body is read. */
   admitBody?: BodyAdmission;
+  /**
+   * Absent or `seal` (Easel's own store): a write through a signed URL or its session creates an
+   * object and never replaces one. `replace`: it replaces the object at its name unless its own
+   * `x-goog-if-generation-match: 0` forbids it, as GCS does: the store standing in for a real
+   * bucket in tests.
+   */
+  signedWrites?: "seal" | "replace";
 };
 
 const EXPOSED = "Location, Range, ETag, Content-Length, Content-Range, x-goog-hash, x-goog-stored-content-length, X-GUploader-UploadID";
@@ -52,7 +59,9 @@ function parseTarget(url: URL, mountPath: string): Target {
  * URL (POST with `x-goog-resumable: start`), then PUT to the session whole or in chunks, status
  * queries and cancellation; plus signed GET/HEAD, PUT and DELETE of objects. Every write here is
  * authorized by a signed URL or a session one opened, so each may create an object but never
- * replace one (Easel's server writes its own objects directly, lib/storage/gcs/local-objects.ts).
+ * replace one (Easel's server writes its own objects directly, lib/storage/gcs/local-objects.ts),
+ * unless the store stands in for a real bucket (`signedWrites`). `x-goog-if-generation-match: 0`
+ * is honoured either way, as GCS does.
  */
 export async function handleGcsRequest(req: Request, ctx: GcsStoreContext): Promise<Response> {
   if (req.method === "OPTIONS") return storagePreflight(req, "GET, HEAD, PUT, POST, DELETE", EXPOSED);
@@ -108,17 +117,32 @@ function outcomeResponse(outcome: ChunkOutcome): Response {
   return new Response(null, { status: 308, headers });
 }
 
+/**
+ * GCS's generation precondition on a write. This store keeps no generations, so the one value it
+ * can judge is 0: "only if no object has this name".
+ */
+function generationCondition(req: Request): WriteCondition | undefined {
+  const value = req.headers.get("x-goog-if-generation-match");
+  if (value === null) return undefined;
+  if (value.trim() !== "0") throw gcsErrors.invalidArgument("x-goog-if-generation-match: this store keeps no object generations; only 0 (create only) can be asked.");
+  return { ifNoneMatch: true };
+}
+
 async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, target: Target): Promise<Response> {
   const now = ctx.clock();
   verifyGcsSignedUrl(req, url, target.resourcePath, await ctx.identity(), now);
   const { lay } = ctx;
+  const commit: CommitMode = ctx.signedWrites === "replace" ? "overwrite" : "create-only";
   switch (req.method) {
     case "POST": {
       if (req.headers.get("x-goog-resumable") !== "start") throw gcsErrors.invalidArgument("Only resumable uploads (x-goog-resumable: start) can be opened with POST.");
       sweepSoon(lay);
-      // An upload URL creates an object and never replaces one: a session opened on a taken name
-      // could only end refused, so it is not opened (the final commit checks again, under the lock).
-      if (await headObject(lay, target.bucket, target.key)) throw gcsErrors.objectExists();
+      const condition = generationCondition(req);
+      const existing = await headObject(lay, target.bucket, target.key);
+      // A session opened on a taken name that could only end refused is not opened (the final
+      // commit checks again, under the lock): Easel's store never replaces, and a precondition says no.
+      checkWriteCondition(target.key, existing, condition);
+      if (existing && commit === "create-only") throw gcsErrors.objectExists();
       const declared = Number(req.headers.get("x-upload-content-length") ?? NaN);
       const session = await createSession(lay, {
         bucket: target.bucket,
@@ -127,17 +151,20 @@ async function signedRequest(req: Request, url: URL, ctx: GcsStoreContext, targe
         headers: {},
         userMetadata: googMetadata(req),
         total: Number.isSafeInteger(declared) && declared >= 0 ? declared : null,
+        commit,
+        condition,
       }, now);
       const location = `${clientOrigin(req, url)}${ctx.mountPath}/${strictEncode(target.bucket)}/${target.key.split("/").map(strictEncode).join("/")}?upload_id=${session.id}`;
       return new Response(null, { status: 201, headers: { location, "x-guploader-uploadid": session.id, "content-length": "0" } });
     }
     case "PUT": {
+      const condition = generationCondition(req);
       const received = await receiveToTemp(lay, takeBody(req), { maxBytes: MAX_OBJECT_BYTES, expectedLength: numberHeader(req, "content-length"), sha256: false, transfer: true });
       countUploadBytes(received.size);
       const md5 = received.md5.toString("hex");
       const contentType = req.headers.get("content-type") || "application/octet-stream";
       const record = { size: received.size, md5, etag: md5, contentType, headers: {}, userMetadata: googMetadata(req) };
-      await commitObject(lay, target.bucket, target.key, [received], record, now, "create-only").catch(async (err) => {
+      await commitObject(lay, target.bucket, target.key, [received], record, now, commit, condition).catch(async (err) => {
         await fs.rm(received.path, { force: true });
         throw err;
       });
@@ -183,6 +210,7 @@ function toGcsError(err: unknown, request: { method: string; path: string }): Gc
   if (err instanceof GcsError) return err;
   if (err instanceof NoSuchBucketError) return gcsErrors.noSuchBucket();
   if (err instanceof ObjectExistsError) return gcsErrors.objectExists();
+  if (err instanceof PreconditionFailedError) return gcsErrors.preconditionFailed();
   if (err instanceof BodyError) {
     if (err.reason === "too_large") return new GcsError("EntityTooLarge", "Your proposed upload is larger than the maximum object size.", 400);
     if (err.reason === "incomplete") return new GcsError("IncompleteBody", "The body ended before the bytes its headers announced.", 400);

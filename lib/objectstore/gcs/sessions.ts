@@ -6,7 +6,7 @@ import { countUploadBytes } from "../../metrics/registry.mjs";
 import { readJson, writeJsonAtomic } from "../disk/atomic";
 import { isValidId, randomId, type Layout } from "../disk/layout";
 import { withLock } from "../disk/lock";
-import { bucketExists, commitObject, NoSuchBucketError, type ObjectRecord, type StoredHeaders } from "../disk/objects";
+import { bucketExists, commitObject, NoSuchBucketError, type CommitMode, type ObjectRecord, type StoredHeaders, type WriteCondition } from "../disk/objects";
 import { BodyError, pumpBody, type Body } from "../disk/receive";
 import { gcsErrors } from "./errors";
 
@@ -30,6 +30,10 @@ export type SessionRecord = {
   /** Total size once a request has declared it. */
   total: number | null;
   finished: { size: number; md5: string; etag: string } | null;
+  /** How the last byte commits the object: absent (sessions opened before this field), create-only. */
+  commit?: CommitMode;
+  /** The precondition the session was opened with (`x-goog-if-generation-match: 0`), judged at the commit. */
+  condition?: WriteCondition;
 };
 
 export type ChunkRange = { start: number; end: number | null; total: number | null };
@@ -46,7 +50,7 @@ const running = ((globalThis as { __easelSessionHashes?: Map<string, { hash: Has
 
 export async function createSession(
   lay: Layout,
-  init: Pick<SessionRecord, "bucket" | "key" | "contentType" | "headers" | "userMetadata" | "total">,
+  init: Pick<SessionRecord, "bucket" | "key" | "contentType" | "headers" | "userMetadata" | "total" | "commit" | "condition">,
   now: Date,
 ): Promise<SessionRecord> {
   if (!(await bucketExists(lay, init.bucket))) throw new NoSuchBucketError(init.bucket);
@@ -155,9 +159,10 @@ export async function querySession(lay: Layout, id: string, total: number | null
 }
 
 /**
- * Makes the session's bytes the object. Sessions are opened through signed URLs, so the object is
- * created, never replaced: other bytes at the name refuse the commit (ObjectExistsError), the same
- * bytes count as this upload done before.
+ * Makes the session's bytes the object. Sessions are opened through signed URLs, so on Easel's
+ * own store the object is created, never replaced: other bytes at the name refuse the commit
+ * (ObjectExistsError), the same bytes count as this upload done before. A session opened with
+ * `x-goog-if-generation-match: 0` is refused (412) whenever the name is taken, as on GCS.
  */
 async function finish(lay: Layout, session: SessionRecord, size: number, now: Date): Promise<ChunkOutcome> {
   const hash = await hashUpTo(lay, session.id, size);
@@ -169,7 +174,8 @@ async function finish(lay: Layout, session: SessionRecord, size: number, now: Da
     [{ path: dataPath(lay, session.id), size }],
     { size, md5, etag: md5, contentType: session.contentType, headers: session.headers, userMetadata: session.userMetadata },
     now,
-    "create-only",
+    session.commit ?? "create-only",
+    session.condition,
   );
   running.delete(session.id);
   const finished = { size: object.size, md5: object.md5, etag: object.etag };

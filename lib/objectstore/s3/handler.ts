@@ -14,7 +14,7 @@ import { NoSuchBucketError, ObjectExistsError, PreconditionFailedError } from ".
 import { BodyError } from "../disk/receive";
 import { bodyErrorToS3 } from "./body";
 import { bucketLocation, deleteObjects, headBucket, listAllBuckets, listObjects, putBucket, removeBucket } from "./bucket-ops";
-import type { S3Call } from "./call";
+import type { PresignedWrites, S3Call } from "./call";
 import { s3Cors, s3Preflight } from "./cors";
 import { S3Error, s3ErrorResponse, s3Errors } from "./errors";
 import {
@@ -40,6 +40,8 @@ export type S3StoreContext = {
   mountPath: string;
   /** Bounds the bodies read at once (lib/objectstore/admission); absent, every body is read. */
   admitBody?: BodyAdmission;
+  /** Absent: `seal`, Easel's own rule (call.ts). */
+  presignedWrites?: PresignedWrites;
 };
 
 type Operation = (call: S3Call) => Promise<Response>;
@@ -119,7 +121,7 @@ export async function handleS3Request(req: Request, ctx: S3StoreContext): Promis
       throw req.method === "PUT" && !key ? new S3Error("InvalidBucketName", "The specified bucket is not valid.", 400, { BucketName: bucket }) : s3Errors.noSuchBucket(bucket);
     }
     refuseServerSideEncryption(req);
-    const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload: auth.payload, auth: auth.mode, now };
+    const call: S3Call = { lay: ctx.lay, req, url, bucket, key, payload: auth.payload, auth: auth.mode, presignedWrites: ctx.presignedWrites ?? "seal", now };
     const response = await operationFor(req.method, call)(call);
     response.headers.set("x-amz-request-id", requestId);
     return s3Cors(response);

@@ -9,6 +9,7 @@ import { openObject } from "../disk/objects";
 import { handleGcsRequest } from "../gcs/handler";
 import type { GcsVerifier } from "../gcs/signed-url";
 import { GCS_MOUNT_PATH, S3_MOUNT_PATH } from "../mounts";
+import type { PresignedWrites } from "../s3/call";
 import { handleS3Request } from "../s3/handler";
 import type { S3Credentials } from "../s3/sigv4";
 import { listen } from "./node-server";
@@ -39,10 +40,13 @@ export function tempDir(prefix: string): string {
 
 export type StoreServer = { origin: string; endpoint: string; lay: Layout; close: () => Promise<void> };
 
-/** The embedded store's S3 endpoint on a loopback port, files under `root`. */
-export async function startS3Store(opts: { root: string; credentials: () => Promise<S3Credentials>; clock: Clock; likeNext?: boolean }): Promise<StoreServer> {
+/**
+ * The embedded store's S3 endpoint on a loopback port, files under `root`. `presignedWrites:
+ * "replace"` makes it answer presigned writes as AWS S3 does, standing in for a real bucket.
+ */
+export async function startS3Store(opts: { root: string; credentials: () => Promise<S3Credentials>; clock: Clock; likeNext?: boolean; presignedWrites?: PresignedWrites }): Promise<StoreServer> {
   const lay = layout(opts.root);
-  const server = await listen((req) => handleS3Request(req, { lay, credentials: opts.credentials, clock: opts.clock, mountPath: S3_MOUNT_PATH }), { likeNext: opts.likeNext });
+  const server = await listen((req) => handleS3Request(req, { lay, credentials: opts.credentials, clock: opts.clock, mountPath: S3_MOUNT_PATH, presignedWrites: opts.presignedWrites }), { likeNext: opts.likeNext });
   return { origin: server.origin, endpoint: `${server.origin}${S3_MOUNT_PATH}`, lay, close: server.close };
 }
 

@@ -4,6 +4,8 @@ import type { StorageDriver } from "../types";
 import type { ObjectOps } from "./local-objects";
 import { signGcsUrl, type GcsSigner } from "./signer";
 
+const GCS_CREATE_ONLY_HEADER = "x-goog-if-generation-match";
+
 /**
  * The GCS driver (Kind A, resumable uploads). Upload URLs are V4 "resumable" signed URLs from
  * @google-cloud/storage, signed at Easel's clock: the client POSTs to one with
@@ -18,7 +20,11 @@ export function createGcsDriver(resolve: () => Promise<{ signer: GcsSigner; obje
     async prepareUpload({ key, expiresAt }) {
       const { signer, objects: ops } = await resolve();
       await ops.ready();
-      const uploadUrl = await signGcsUrl(signer, key, { action: "resumable" }, clock(), expiresAt);
+      // A real bucket lets a resumable URL replace its object until it expires; signed with
+      // `x-goog-if-generation-match: 0` (the client must send it) GCS refuses that with 412.
+      // The embedded store never lets a signed URL replace an object, so its URLs need no header.
+      const condition = signer.embedded ? {} : { extensionHeaders: { [GCS_CREATE_ONLY_HEADER]: "0" } };
+      const uploadUrl = await signGcsUrl(signer, key, { action: "resumable", ...condition }, clock(), expiresAt);
       return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null, listPartsUrl: null };
     },
 

@@ -22,7 +22,19 @@ import type { ObjectInfo, PreparedUpload, StorageDriver } from "../types";
 import { isS3NotFound, s3ErrorName, toStorageError } from "./errors";
 import { writeStreamInParts } from "./write-stream";
 
-export type S3Target = { client: S3Client; bucket: string };
+export type S3Target = {
+  client: S3Client;
+  bucket: string;
+  /**
+   * The store refuses on its own to let a presigned URL replace an object (Easel's embedded store).
+   * Otherwise (AWS S3 and the like) upload URLs are signed with `If-None-Match: *`: the client must
+   * send it, and S3 answers 412 when the key already holds an object.
+   */
+  sealsUploads?: boolean;
+};
+
+/** The precondition signed into upload URLs for a bucket that does not seal them itself. */
+const CREATE_ONLY = { IfNoneMatch: "*" } as const;
 
 /**
  * The S3 driver (Kind B): the AWS SDK and its presigner, against any S3 endpoint — the embedded
@@ -37,6 +49,7 @@ export function createS3Driver(target: () => Promise<S3Target>, clock: Clock): S
     return fn(client, bucket);
   };
   type PresignOptions = { expiresIn: number; signingDate: Date };
+  const uploadCondition = async () => ((await target()).sealsUploads ? {} : CREATE_ONLY);
   const presign = async (sign: (client: S3Client, Bucket: string, opts: PresignOptions) => Promise<string>, expiresIn: number) => {
     const { client, bucket } = await target();
     return sign(client, bucket, { expiresIn, signingDate: clock() });
@@ -75,7 +88,9 @@ export function createS3Driver(target: () => Promise<S3Target>, clock: Clock): S
       try {
         if (size < MULTIPART_THRESHOLD) {
           // Content-Type is left out of the signature: browsers send the file's own type, which may differ.
-          const uploadUrl = await presign((c, B, o) => getSignedUrl(c, new PutObjectCommand({ Bucket: B, Key: key }), o), expiresIn);
+          // If-None-Match is in it (real buckets): without it the URL could replace the object until it expires.
+          const condition = await uploadCondition();
+          const uploadUrl = await presign((c, B, o) => getSignedUrl(c, new PutObjectCommand({ Bucket: B, Key: key, ...condition }), o), expiresIn);
           return { uploadUrl, multipartUploadId: null, partSize: null, partUrls: null, listPartsUrl: null };
         }
         const created = await withClient((c) => c.send(new CreateMultipartUploadCommand({ Bucket, Key: key, ContentType: contentType })));
@@ -110,9 +125,13 @@ export function createS3Driver(target: () => Promise<S3Target>, clock: Clock): S
       }
       const chosen = Array.from({ length: expectedParts }, (_, i) => byNumber.get(i + 1) as Part).map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag }));
       try {
-        await withClient((c) => c.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: chosen } })));
+        // Create only: the assembled parts never replace an object already at the key.
+        await withClient((c) => c.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: chosen }, ...CREATE_ONLY })));
       } catch (err) {
         const name = s3ErrorName(err);
+        // Taken meanwhile: a concurrent completion of this upload won (no upload URL names the key
+        // itself). What is there stays; the caller checks its size and md5 as for any completion.
+        if (name === "PreconditionFailed" && (await head(key))) return;
         if (name === "InvalidPart" || name === "EntityTooSmall" || name === "NoSuchUpload") {
           throw new DomainError("storage_object_not_found", `The uploaded parts cannot be assembled (${name})`);
         }
