@@ -64,7 +64,7 @@ export async function restoreArchive(file: string, dir: string, onProgress?: (by
     await fs.mkdir(path.join(staging, "objects"), { recursive: true, mode: 0o700 });
     const database = await checkRestoredDatabase(staging);
     // The restored instance signs its next backups with the key this one was checked with.
-    if (trust.key) await writeBytes(path.join(staging, BACKUP_KEY_FILE), Buffer.from(backupKeyText(trust.key)));
+    if (trust.key && laid.value.signed) await writeBytes(path.join(staging, BACKUP_KEY_FILE), Buffer.from(backupKeyText(trust.key)));
     // Checked again: something may have been put there while the archive was read.
     await refuseUnlessEmpty(target);
     // Only ever an empty dir (rmdir refuses anything else): rename cannot replace a non-empty one.
