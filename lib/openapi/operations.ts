@@ -216,7 +216,7 @@ export const OPERATIONS: Operation[] = [
     tag: "Uploads",
     summary: "Reserve an upload",
     description:
-      "Returns where to send the bytes. gcs (Kind A): POST `upload_url` with `x-goog-resumable: start`, then PUT the bytes to the `Location` it answers. s3 (Kind B): PUT `upload_url`, or each of `part_urls` for 5 MiB and more. Then call upload_complete (or a version-writing PATCH) with `signed_storage_id`.",
+      "Returns where to send the bytes. gcs (Kind A): POST `upload_url` with `x-goog-resumable: start`, then PUT the bytes to the `Location` it answers. s3 (Kind B): PUT `upload_url`, or each of `part_urls` for 5 MiB and more. With a real bucket the upload URL is signed create-only: when its signed headers (`X-Amz-SignedHeaders`, `X-Goog-SignedHeaders`) name `if-none-match` or `x-goog-if-generation-match`, send `If-None-Match: *` or `x-goog-if-generation-match: 0` with that request. Then call upload_complete (or a version-writing PATCH) with `signed_storage_id`.",
     auth: write(),
     body: PrepareBody,
     success: { status: 200, description: "Where to send the bytes.", schema: PreparedUploadOne },
