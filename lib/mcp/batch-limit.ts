@@ -78,8 +78,8 @@ export async function withRefusals(response: Response, batch: unknown, refused: 
   if (response.status === 200 && type.includes("application/json")) {
     const parsed: unknown = await response.json();
     if (!refused.length) {
-      const [single] = answerTexts(parsed, texts);
-      return Array.isArray(parsed) ? streamedJsonArray(answerTexts(parsed, texts), 200, response.headers) : new Response(single, { status: 200, headers: response.headers });
+      const answers = answerTexts(parsed, texts);
+      return Array.isArray(parsed) ? streamedJsonArray(answers, 200, response.headers) : new Response(answers[0], { status: 200, headers: response.headers });
     }
     served = Array.isArray(parsed) ? parsed : [parsed];
   } else if (response.status !== 202 || !refused.length) {
@@ -94,9 +94,5 @@ export async function withRefusals(response: Response, batch: unknown, refused: 
   const servedTexts = answerTexts(served, texts);
   const all = [...served.map((m, i) => ({ m, text: servedTexts[i] })), ...refused.map((m) => ({ m, text: JSON.stringify(m) }))];
   all.sort((a, b) => position(a.m) - position(b.m));
-  return streamedJsonArray(
-    all.map((a) => a.text),
-    200,
-    response.headers,
-  );
+  return streamedJsonArray(all.map((a) => a.text), 200, response.headers);
 }
