@@ -3,10 +3,13 @@ import { boardRowInScope, type BoardScope } from "../boards/scope";
 import type { DbOrTx } from "../db";
 import { prepared } from "../db/prepared";
 import { assetBoards, assets, boards, type Workspace } from "../db/schema";
+import { isSingleSession } from "../db/types";
 import type { Deps } from "../deps";
 import { offsetOf, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
-import { pageWithBoardTokens, toAssetListing } from "./asset-page";
+import { pageEntries, pageWithBoardTokens, readPageRows, toAssetListing } from "./asset-page";
+import { readRowsInGroups } from "./read-in-groups";
+import { scanTextMatches } from "./scan-text-matches";
 
 export type AssetFilter = {
   workspace: Workspace;
@@ -58,6 +61,7 @@ function preparedWorkspaceListing(db: DbOrTx) {
     const where = eq(assets.workspaceId, sql.placeholder("workspaceId"));
     return {
       rows: pageWithBoardTokens(d, where, sql.placeholder("limit"), sql.placeholder("offset")).prepare("asset_page_workspace"),
+      entries: pageEntries(d, where, sql.placeholder("limit"), sql.placeholder("offset")).prepare("asset_page_entries_workspace"),
       total: d.select({ total: count() }).from(assets).where(where).prepare("asset_count_workspace"),
     };
   });
@@ -65,13 +69,27 @@ function preparedWorkspaceListing(db: DbOrTx) {
 
 const isPlain = (filter: AssetFilter) => !filter.boards && !filter.query?.trim() && !filter.mediaType && !filter.tags?.length;
 
-/** A page of assets, newest first, each with its board tokens: the page and the count, sent together (one round trip). */
+/**
+ * A page of assets, newest first, each with its board tokens: the page and the count, sent
+ * together (one round trip; on the embedded database, the page's ids and then its rows a few at a
+ * time: asset-page.ts's readPageRows).
+ */
 export async function listAssets(deps: Deps, filter: AssetFilter, page: Page, link: MediaLinker) {
+  const term = filter.query?.trim();
+  if (term && isSingleSession(deps.db)) {
+    // The embedded database runs the substring test on this thread: in pieces (scan-text-matches.ts).
+    const matching = await scanTextMatches(deps.db, assetWhere({ ...filter, query: undefined }), textMatches(term));
+    const entries = matching.slice(offsetOf(page), offsetOf(page) + page.perPage);
+    return toAssetListing(await readRowsInGroups(deps.db, entries), matching.length, page, link);
+  }
   const values = { workspaceId: filter.workspace.id, limit: page.perPage, offset: offsetOf(page) };
   const plain = isPlain(filter) ? preparedWorkspaceListing(deps.db) : null;
   const where = plain ? undefined : assetWhere(filter);
   const [rows, [{ total }]] = await Promise.all([
-    plain ? plain.rows.execute(values) : pageWithBoardTokens(deps.db, where, values.limit, values.offset),
+    readPageRows(deps.db, {
+      rows: () => (plain ? plain.rows.execute(values) : pageWithBoardTokens(deps.db, where, values.limit, values.offset)),
+      entries: () => (plain ? plain.entries.execute(values) : pageEntries(deps.db, where, values.limit, values.offset)),
+    }),
     plain ? plain.total.execute(values) : deps.db.select({ total: count() }).from(assets).where(where),
   ]);
   return toAssetListing(rows, total, page, link);

@@ -8,7 +8,7 @@ import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { offsetOf, type Page } from "../http/pagination";
 import type { MediaLinker } from "../media/links";
-import { pageWithBoardTokens, toAssetListing } from "./asset-page";
+import { pageEntries, pageWithBoardTokens, readPageRows, toAssetListing } from "./asset-page";
 import { listAssets } from "./list-assets";
 
 type BoardListingInput = { workspace: Workspace; principal: Principal; token: string; nested: boolean; query?: string; page: Page; link: MediaLinker };
@@ -24,8 +24,10 @@ export async function listBoardAssets(deps: Deps, input: BoardListingInput) {
 /**
  * The board view's two statements, each naming the board by its token, so both go out at once
  * (one round trip): the board with its asset count, and the page of its assets with their board
- * tokens. Built once per database handle. Whether the principal may see the board is decided
- * after, from the board's row; the page of a board they may not see is dropped unread.
+ * tokens (on the embedded database, the page's ids and then its rows a few at a time:
+ * asset-page.ts's readPageRows). Built once per database handle. Whether the principal may see
+ * the board is decided after, from the board's row; the page of a board they may not see is
+ * dropped unread.
  */
 function preparedBoardListing(db: DbOrTx) {
   return prepared(db, "board_asset_listing", (d) => {
@@ -44,6 +46,7 @@ function preparedBoardListing(db: DbOrTx) {
         .limit(1)
         .prepare("board_with_asset_count"),
       rows: pageWithBoardTokens(d, and(eq(assets.workspaceId, workspaceId), onBoard), sql.placeholder("limit"), sql.placeholder("offset")).prepare("asset_page_board"),
+      entries: pageEntries(d, and(eq(assets.workspaceId, workspaceId), onBoard), sql.placeholder("limit"), sql.placeholder("offset")).prepare("asset_page_entries_board"),
     };
   });
 }
@@ -51,7 +54,10 @@ function preparedBoardListing(db: DbOrTx) {
 async function listOneBoard(deps: Deps, input: BoardListingInput) {
   const listing = preparedBoardListing(deps.db);
   const values = { workspaceId: input.workspace.id, token: input.token, limit: input.page.perPage, offset: offsetOf(input.page) };
-  const [[found], rows] = await Promise.all([listing.board.execute(values), listing.rows.execute(values)]);
+  const [[found], rows] = await Promise.all([
+    listing.board.execute(values),
+    readPageRows(deps.db, { rows: () => listing.rows.execute(values), entries: () => listing.entries.execute(values) }),
+  ]);
   if (!found || !(await canSee(deps.db, input.workspace, input.principal, found.board))) throw notFound("board_not_found", "Board");
   return toAssetListing(rows, found.assetCount, input.page, input.link);
 }

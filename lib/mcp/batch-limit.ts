@@ -1,4 +1,6 @@
 import type { RateState } from "../http/rate-limit";
+import { streamedJsonArray } from "../http/streamed-json";
+import { answerTexts } from "./recorded-answers";
 
 /**
  * Contract §13, "Every call counts": each tool call in a JSON-RPC batch counts one request against
@@ -65,28 +67,32 @@ export async function countBatchCalls(body: unknown, count: () => Promise<RateSt
 }
 
 /**
- * The MCP server's answer to the calls it ran, with the refused calls' errors added: one JSON
- * array in the batch's order. An answer that is not a JSON batch answer (the transport refused the
- * whole body, say) is returned as it is, since it concerns every message.
+ * The MCP server's answer to the calls it ran, each answer's JSON text taken from `texts` (the
+ * transport answered stand-ins: recorded-answers.ts), with the refused calls' errors added: one
+ * JSON array in the batch's order, written piece by piece. An answer that is not a JSON answer
+ * (the transport refused the whole body, say) is returned as it is, since it concerns every message.
  */
-export async function withRefusals(response: Response, batch: unknown[], refused: RpcErrorResponse[]): Promise<Response> {
-  if (!refused.length) return response;
+export async function withRefusals(response: Response, batch: unknown, refused: RpcErrorResponse[], texts: Map<string | number, string>): Promise<Response> {
   const type = response.headers.get("content-type") ?? "";
   let served: unknown[] = [];
   if (response.status === 200 && type.includes("application/json")) {
     const parsed: unknown = await response.json();
+    if (!refused.length) {
+      const answers = answerTexts(parsed, texts);
+      return Array.isArray(parsed) ? streamedJsonArray(answers, 200, response.headers) : new Response(answers[0], { status: 200, headers: response.headers });
+    }
     served = Array.isArray(parsed) ? parsed : [parsed];
-  } else if (response.status !== 202) {
+  } else if (response.status !== 202 || !refused.length) {
     return response;
   }
+  const messages = Array.isArray(batch) ? batch : [batch];
   const order = new Map<unknown, number>();
-  batch.forEach((m, i) => {
+  messages.forEach((m, i) => {
     if (m !== null && typeof m === "object" && "id" in m) order.set((m as RpcMessage).id, i);
   });
-  const position = (m: unknown) => order.get((m as RpcMessage | null)?.id) ?? batch.length;
-  const all = [...served, ...refused].sort((a, b) => position(a) - position(b));
-  const headers = new Headers(response.headers);
-  headers.set("content-type", "application/json");
-  headers.delete("content-length");
-  return new Response(JSON.stringify(all), { status: 200, headers });
+  const position = (m: unknown) => order.get((m as RpcMessage | null)?.id) ?? messages.length;
+  const servedTexts = answerTexts(served, texts);
+  const all = [...served.map((m, i) => ({ m, text: servedTexts[i] })), ...refused.map((m) => ({ m, text: JSON.stringify(m) }))];
+  all.sort((a, b) => position(a.m) - position(b.m));
+  return streamedJsonArray(all.map((a) => a.text), 200, response.headers);
 }

@@ -13,6 +13,7 @@ import { findUnstorable } from "../http/unstorable-text";
 import { countBatchCalls, withRefusals } from "./batch-limit";
 import type { DownloadOptions } from "./download";
 import { toolError } from "./errors";
+import { recordAnswers } from "./recorded-answers";
 import { createMcpServer, type McpContext } from "./server";
 
 export type McpRouteOptions = {
@@ -97,10 +98,11 @@ async function serve(req: Request, ctx: McpContext, countCall: () => Promise<Rat
   const batch = await countBatchCalls(body.parsed, countCall);
   const server = createMcpServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const texts = recordAnswers(transport);
   await server.connect(transport);
   try {
     const served = await transport.handleRequest(req, { parsedBody: batch.body });
-    return { response: await withRefusals(served, body.parsed as unknown[], batch.refused), rate: batch.rate };
+    return { response: await withRefusals(served, body.parsed, batch.refused, texts), rate: batch.rate };
   } finally {
     await server.close();
   }

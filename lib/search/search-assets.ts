@@ -1,7 +1,7 @@
 import { count, desc, sql, type SQL } from "drizzle-orm";
-import { boardTokensByAsset } from "../assets/board-tokens";
 import { assetWhere, type AssetFilter } from "../assets/list-assets";
 import { toAssetJson } from "../assets/present";
+import { readRowsInGroups, rowBytes } from "../assets/read-in-groups";
 import { assets } from "../db/schema";
 import type { Deps } from "../deps";
 import { offsetOf, pagy, type Page } from "../http/pagination";
@@ -31,9 +31,10 @@ export async function searchAssets(deps: Deps, filter: SearchFilter, page: Page,
   const tsq = prefixQuery(words);
   const where = sql`${assetWhere({ ...filter, query: undefined })} and ${assets.search} @@ ${tsq}${extra ? sql` and ${extra}` : sql``}`;
   const rank = sql<number>`ts_rank(${assets.search}, ${tsq})`;
-  const [rows, [{ total }]] = await Promise.all([
+  // The ranked page's ids first, then its rows a few at a time (lib/assets/read-in-groups.ts).
+  const [hits, [{ total }]] = await Promise.all([
     deps.db
-      .select({ asset: assets, score: rank })
+      .select({ id: assets.id, bytes: rowBytes(), score: rank })
       .from(assets)
       .where(where)
       .orderBy(desc(rank), desc(assets.createdAt), desc(assets.id))
@@ -41,9 +42,10 @@ export async function searchAssets(deps: Deps, filter: SearchFilter, page: Page,
       .offset(offsetOf(page)),
     deps.db.select({ total: count() }).from(assets).where(where),
   ]);
-  const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.asset.id));
+  const scores = new Map(hits.map((h) => [h.id, h.score]));
+  const rows = await readRowsInGroups(deps.db, hits);
   return {
-    data: rows.map((r) => ({ ...toAssetJson(r.asset, tokens.get(r.asset.id) ?? [], link), score: Number(Number(r.score).toFixed(4)) })),
+    data: rows.map((r) => ({ ...toAssetJson(r.asset, r.boardTokens, link), score: Number(Number(scores.get(r.asset.id)).toFixed(4)) })),
     pagy: pagy(page, rows.length, total),
   };
 }

@@ -50,12 +50,13 @@ const PGLITE_MAX_LOOP_DELAY_MS = 250;
  */
 const PARSE_MAX_LOOP_DELAY_MS = 250;
 /**
- * NOT the promise: a guard against regressions for the requests that read a page of the 100
- * largest assets (18.7 MB of JSON) or scan their text. These measured 190-520 ms on PostgreSQL and
- * up to 1.9 s on PGlite (whose queries run on this thread) at load 8-15, over §12's 100 ms:
- * docs/security.md ("Bounds on every input", "Not yet within 100 ms") says so and why.
+ * The requests that read a page of the 100 largest assets (18.7 MB of JSON) or scan their text
+ * are held to §12's 100 ms on both databases, PGlite included: their rows are read a few at a
+ * time and their answer written asset by asset, with turns of the event loop between
+ * (docs/security.md, "Bounds on every input"). They measured 160-810 ms on PGlite and 160-560 ms
+ * on PostgreSQL before.
  */
-const LARGEST_ASSETS_GUARD_MS = 5_000;
+const LARGEST_ASSETS_MAX_LOOP_DELAY_MS = MAX_LOOP_DELAY_MS;
 const PAGE_ASSETS = BOUNDS.perPage;
 
 let deps: Awaited<ReturnType<typeof useTestDeps>>;
@@ -206,10 +207,24 @@ function prepared(c: Call): () => Request {
   return () => new Request(`http://easel.test${c.path}`, { method: c.method ?? "GET", headers, body });
 }
 
-async function serve(handler: Handler, c: Call, request: () => Request): Promise<{ status: number; text: string }> {
-  const res = await handler(request(), { params: Promise.resolve(c.params ?? {}) });
-  return { status: res.status, text: await res.text() };
+/**
+ * The answer's bytes are read as Easel's server reads them to write them to the socket, chunk by
+ * chunk (lib/server/node-bridge.ts); decoding them into one string is the client's work, done
+ * after the measured window.
+ */
+async function serve(handler: Handler, c: Call, request: () => Request): Promise<{ status: number; body: Uint8Array[] }> {
+  return readAnswer(await handler(request(), { params: Promise.resolve(c.params ?? {}) }));
 }
+
+async function readAnswer(res: Response): Promise<{ status: number; body: Uint8Array[] }> {
+  const body: Uint8Array[] = [];
+  const reader = res.body?.getReader();
+  for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) body.push(next.value);
+  return { status: res.status, body };
+}
+
+const textOf = (body: Uint8Array[]) => Buffer.concat(body).toString("utf8");
+const bytesOf = (body: Uint8Array[]) => body.reduce((n, chunk) => n + chunk.byteLength, 0);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -272,17 +287,17 @@ describe("each route's largest accepted input keeps the event loop within 100 ms
         const { spec, request } = runs[run++];
         return serve(c.handler, spec, request);
       });
-      expect(value.status, `${c.name}: ${value.text.slice(0, 300)}`).toBe(c.status);
-      results.push({ name: c.name, status: value.status, maxMs, bytes: value.text.length, overLargest: c.overLargest, parseBound: c.parseBound });
+      expect(value.status, `${c.name}: ${textOf(value.body).slice(0, 300)}`).toBe(c.status);
+      results.push({ name: c.name, status: value.status, maxMs, bytes: bytesOf(value.body), overLargest: c.overLargest, parseBound: c.parseBound });
     }
     // The largest MCP input: a batch of 100 tool calls (the transport's limit), each served.
     const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "get_asset", arguments: { organization: ws.slug, asset_token: target.token } } }));
-    const mcp = () => rawPost({ authorization: `Bearer ${rw}`, "mcp-protocol-version": "2025-06-18" }, batch).then(async (res) => ({ status: res.status, text: await res.text() }));
+    const mcp = () => rawPost({ authorization: `Bearer ${rw}`, "mcp-protocol-version": "2025-06-18" }, batch).then(readAnswer);
     await mcp();
     const { value: mcpAnswer, maxMs: mcpMs } = await leastOf(RUNS, mcp);
-    const mcpBytes = mcpAnswer.text.length;
+    const mcpBytes = bytesOf(mcpAnswer.body);
     expect(mcpAnswer.status).toBe(200);
-    expect((JSON.parse(mcpAnswer.text) as { result?: unknown }[]).filter((a) => a.result !== undefined)).toHaveLength(100);
+    expect((JSON.parse(textOf(mcpAnswer.body)) as { result?: unknown }[]).filter((a) => a.result !== undefined)).toHaveLength(100);
     results.push({ name: "MCP: a batch of 100 get_asset calls of the largest asset", status: 200, maxMs: mcpMs, bytes: mcpBytes, overLargest: true });
 
     const lines = results.map((r) => `  ${r.maxMs.toFixed(1).padStart(7)} ms ${String(r.bytes).padStart(10)} B answered  ${r.overLargest ? "[over the largest assets] " : ""}${r.name}`);
@@ -290,7 +305,7 @@ describe("each route's largest accepted input keeps the event loop within 100 ms
     const bound = isSingleSession(deps.db) ? PGLITE_MAX_LOOP_DELAY_MS : MAX_LOOP_DELAY_MS;
     const over = results.filter((r) => !r.overLargest && r.maxMs > (r.parseBound ? PARSE_MAX_LOOP_DELAY_MS : bound));
     expect(over, lines.join("\n")).toEqual([]);
-    const runaway = results.filter((r) => r.overLargest && r.maxMs > LARGEST_ASSETS_GUARD_MS);
-    expect(runaway, lines.join("\n")).toEqual([]);
+    const overLargest = results.filter((r) => r.overLargest && r.maxMs > LARGEST_ASSETS_MAX_LOOP_DELAY_MS);
+    expect(overLargest, lines.join("\n")).toEqual([]);
   }, 600_000);
 });

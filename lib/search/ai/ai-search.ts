@@ -1,7 +1,7 @@
 import { and, count, desc, gte, inArray, lt, not, or, sql, type SQL } from "drizzle-orm";
-import { boardTokensByAsset } from "../../assets/board-tokens";
 import { assetWhere, type AssetFilter } from "../../assets/list-assets";
 import { toAssetJson } from "../../assets/present";
+import { readRowsInGroups, rowBytes, type PageEntry } from "../../assets/read-in-groups";
 import { assets } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { embeddingsConfig } from "../../embeddings/config";
@@ -41,7 +41,8 @@ export function intentConditions(intent: Intent): SQL[] {
   return c;
 }
 
-type Hit = { asset: typeof assets.$inferSelect; score: number };
+/** An asset of the page, ranked: its rows are read after, a few at a time (lib/assets/read-in-groups.ts). */
+type Hit = PageEntry & { score: number };
 
 /** Parser and full text: the free words must match (any of them), more matches rank higher. */
 async function byFullText(deps: Deps, base: SQL | undefined, intent: Intent, page: Page): Promise<[Hit[], number]> {
@@ -49,20 +50,20 @@ async function byFullText(deps: Deps, base: SQL | undefined, intent: Intent, pag
   const rank = intent.words.length ? sql<number>`ts_rank(${assets.search}, ${tsq(intent.words, "|")})` : sql<number>`0::float4`;
   const order = intent.words.length ? [desc(rank), desc(assets.createdAt), desc(assets.id)] : [desc(assets.createdAt), desc(assets.id)];
   const [rows, [{ total }]] = await Promise.all([
-    deps.db.select({ asset: assets, score: rank }).from(assets).where(where).orderBy(...order).limit(page.perPage).offset(offsetOf(page)),
+    deps.db.select({ id: assets.id, bytes: rowBytes(), score: rank }).from(assets).where(where).orderBy(...order).limit(page.perPage).offset(offsetOf(page)),
     deps.db.select({ total: count() }).from(assets).where(where),
   ]);
   return [rows, total];
 }
 
-/** Parser, full text and meaning (lib/search/ai/semantic.ts): ranked in full, then the page's rows read. */
+/** Parser, full text and meaning (lib/search/ai/semantic.ts): ranked in full, then the page's sizes read. */
 async function byMeaning(deps: Deps, base: SQL | undefined, intent: Intent, semantic: Extract<Semantic, { state: "on" }>, page: Page): Promise<[Hit[], number]> {
   const ranked = await rankByMeaning(deps.db, base, tsq(intent.words, "|"), semantic);
   const slice = ranked.slice(offsetOf(page), offsetOf(page) + page.perPage);
-  const rows = slice.length ? await deps.db.select().from(assets).where(inArray(assets.id, slice.map((r) => r.id))) : [];
-  const byId = new Map(rows.map((a) => [a.id, a]));
+  const sizes = slice.length ? await deps.db.select({ id: assets.id, bytes: rowBytes() }).from(assets).where(inArray(assets.id, slice.map((r) => r.id))) : [];
+  const bytesOf = new Map(sizes.map((s) => [s.id, s.bytes]));
   // A row deleted between the two reads is left out of the page.
-  return [slice.flatMap((r) => (byId.has(r.id) ? [{ asset: byId.get(r.id)!, score: r.score }] : [])), ranked.length];
+  return [slice.flatMap((r) => (bytesOf.has(r.id) ? [{ id: r.id, bytes: bytesOf.get(r.id)!, score: r.score }] : [])), ranked.length];
 }
 
 function explain(intent: Intent, semantic: Semantic): string {
@@ -84,11 +85,12 @@ export async function aiSearch(deps: Deps, filter: AssetFilter & { query: string
   const intent = parseQuery(filter.query, deps.clock());
   const semantic = await semanticFor(embeddingsConfig(), intent.words);
   const base = and(assetWhere({ ...filter, query: undefined }), ...intentConditions(intent));
-  const [rows, total] = semantic.state === "on" ? await byMeaning(deps, base, intent, semantic, page) : await byFullText(deps, base, intent, page);
-  const tokens = await boardTokensByAsset(deps.db, rows.map((r) => r.asset.id));
+  const [hits, total] = semantic.state === "on" ? await byMeaning(deps, base, intent, semantic, page) : await byFullText(deps, base, intent, page);
+  const scores = new Map(hits.map((h) => [h.id, h.score]));
+  const rows = await readRowsInGroups(deps.db, hits);
   const { explanation: _phrases, ...interpretation } = intent;
   return {
-    data: rows.map((r) => ({ ...toAssetJson(r.asset, tokens.get(r.asset.id) ?? [], link), score: Number(Number(r.score).toFixed(4)) })),
+    data: rows.map((r) => ({ ...toAssetJson(r.asset, r.boardTokens, link), score: Number(Number(scores.get(r.asset.id)).toFixed(4)) })),
     pagy: pagy(page, rows.length, total),
     explanation: explain(intent, semantic),
     interpretation: {

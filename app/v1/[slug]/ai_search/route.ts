@@ -1,7 +1,7 @@
-import { json } from "@/lib/http/envelope";
 import { toPage } from "@/lib/http/pagination";
 import { parseQuery } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
+import { streamedJson } from "@/lib/http/streamed-json";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
 import { aiSearch } from "@/lib/search/ai/ai-search";
@@ -13,7 +13,7 @@ const search = withApi({ scope: "read", boardToken: true }, async ({ req, deps, 
   const q = parseQuery(req, SearchQuery);
   const boards = await searchScope(deps, { workspace, principal, boardToken: q.board_token });
   const filter = { workspace, boards, query: q.query, mediaType: q.media_type, tags: q.tags };
-  return json(await aiSearch(deps, filter, toPage(q), await linkerFor(req, deps)));
+  return streamedJson(await aiSearch(deps, filter, toPage(q), await linkerFor(req, deps)));
 });
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = methods({ GET: search });

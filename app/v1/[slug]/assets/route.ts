@@ -1,8 +1,8 @@
 import { listWorkspaceAssets } from "@/lib/assets/list-board-assets";
-import { json } from "@/lib/http/envelope";
 import { toPage } from "@/lib/http/pagination";
 import { parseQuery } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
+import { streamedJson } from "@/lib/http/streamed-json";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
 import { AssetListQuery } from "./schema";
@@ -11,7 +11,7 @@ import { AssetListQuery } from "./schema";
 const list = withApi({ scope: "read", boardToken: true }, async ({ req, deps, workspace, principal }) => {
   const q = parseQuery(req, AssetListQuery);
   const link = await linkerFor(req, deps);
-  return json(await listWorkspaceAssets(deps, { workspace, principal, query: q.query, page: toPage(q), link }));
+  return streamedJson(await listWorkspaceAssets(deps, { workspace, principal, query: q.query, page: toPage(q), link }));
 });
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = methods({ GET: list });

@@ -1,8 +1,8 @@
 import { listBoardAssets } from "@/lib/assets/list-board-assets";
-import { json } from "@/lib/http/envelope";
 import { toPage } from "@/lib/http/pagination";
 import { parseQuery } from "@/lib/http/parse";
 import { methods } from "@/lib/http/route";
+import { streamedJson } from "@/lib/http/streamed-json";
 import { withApi } from "@/lib/http/with-api";
 import { linkerFor } from "@/lib/media/linker-for";
 import { BoardAssetsQuery } from "../../schema";
@@ -12,7 +12,7 @@ const list = withApi({ scope: "read", boardToken: true }, async ({ req, params, 
   const q = parseQuery(req, BoardAssetsQuery);
   const nested = q.nested_assets === "true" || q.nested_assets === "1";
   const link = await linkerFor(req, deps);
-  return json(await listBoardAssets(deps, { workspace, principal, token: params.boardToken, nested, query: q.query, page: toPage(q), link }));
+  return streamedJson(await listBoardAssets(deps, { workspace, principal, token: params.boardToken, nested, query: q.query, page: toPage(q), link }));
 });
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = methods({ GET: list });
