@@ -19,7 +19,7 @@ export type IssuedToken = { token: string; id: number };
 /** Creates an API token for a workspace; the clear token is returned once and never stored. */
 export async function createApiToken(
   db: Db,
-  input: { workspaceId: number; name: string; scopes: Scope[]; webhooks: boolean; now: Date },
+  input: { workspaceId: number; name: string; scopes: Scope[]; webhooks: boolean; now: Date; createdBy?: number | null },
 ): Promise<IssuedToken> {
   const token = generateApiToken();
   const [row] = await db
@@ -31,6 +31,7 @@ export async function createApiToken(
       tokenPrefix: token.slice(0, API_TOKEN_PREFIX.length + 4),
       scopes: input.scopes,
       webhooks: input.webhooks,
+      createdBy: input.createdBy ?? null,
       createdAt: input.now,
     })
     .returning({ id: apiTokens.id });

@@ -35,5 +35,6 @@ export async function createInvitation(db: Db, input: { workspace: Workspace; em
       createdAt: input.now,
     })
     .returning();
-  return { invitation: toInvitationJson(row), token };
+  const [creator] = input.createdBy === null ? [] : await db.select({ email: users.email }).from(users).where(eq(users.id, input.createdBy));
+  return { invitation: toInvitationJson(row, creator ? { user_id: input.createdBy as number, email: creator.email } : null), token };
 }
