@@ -2,21 +2,15 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db";
 import { apiTokens, users, type ApiToken, type Scope, type Workspace } from "../db/schema";
 import { DomainError } from "../errors";
+import type { ApiTokenJson } from "../openapi/schemas/members";
 import { createApiToken } from "./api-tokens";
-import { creatorColumns, toCreatorJson, type CreatorJson } from "./creator";
+import { creatorColumns, toCreatorJson } from "./creator";
 
-/** An API token as the admin page lists it: never the token itself, only its first characters. */
-export type ApiTokenJson = {
-  id: number;
-  name: string;
-  prefix: string;
-  scopes: Scope[];
-  webhooks: boolean;
-  created_at: string;
-  revoked_at: string | null;
-  /** Who issued it; their removal from the workspace, or losing its admin role, revokes it. */
-  created_by: CreatorJson;
-};
+/**
+ * An API token as the admin page lists it: never the token itself, only its first characters, and
+ * who issued it (their removal from the workspace, or losing its admin role, revokes it).
+ */
+export type { ApiTokenJson };
 
 type TokenRow = { token: ApiToken; creatorId: number | null; creatorEmail: string | null };
 

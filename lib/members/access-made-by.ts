@@ -2,8 +2,10 @@ import { and, count, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm"
 import type { DbOrTx } from "../db";
 import { apiTokens, invitations, users } from "../db/schema";
 
+import type { AccessMadeJson } from "../openapi/schemas/members";
+
 /** Live API tokens and pending invitations one person made in one workspace. */
-export type AccessMade = { api_tokens: number; invitations: number };
+export type AccessMade = AccessMadeJson;
 
 export const NOTHING_MADE: AccessMade = { api_tokens: 0, invitations: 0 };
 

@@ -1,16 +1,11 @@
 import { asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../db";
-import { memberships, users, type Workspace, type WorkspaceRole } from "../db/schema";
-import { countAccessMadeBy, type AccessMade } from "./access-made-by";
+import { memberships, users, type Workspace } from "../db/schema";
+import type { MemberJson } from "../openapi/schemas/members";
+import { countAccessMadeBy } from "./access-made-by";
 
-export type MemberJson = {
-  user_id: number;
-  email: string;
-  role: WorkspaceRole;
-  created_at: string;
-  /** The live API tokens and pending invitations they made here: what removing them, or a role below admin, revokes. */
-  made: AccessMade;
-};
+/** `made`: the live API tokens and pending invitations they made here, what removing them or a role below admin revokes. */
+export type { MemberJson };
 
 /** A workspace's members, by email (owners are not listed: they are in every workspace). */
 export async function listMembers(db: DbOrTx, workspace: Pick<Workspace, "id">, now: Date): Promise<MemberJson[]> {

@@ -9,6 +9,7 @@ import type { User, Workspace } from "../../lib/db/schema";
 import { acceptInvitationWithPassword } from "../../lib/members/accept-invitation";
 import { addMembership } from "../../lib/members/add-member";
 import { findInvitation } from "../../lib/members/find-invitation";
+import { ApiTokenJson, InvitationJson, MemberJson, MemberRemovedJson, RoleChangedJson } from "../../lib/openapi/schemas/members";
 import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { expectError } from "../helpers/envelopes";
@@ -95,12 +96,13 @@ describe("removing an admin", () => {
     expect((await createBoardWith(ws, leaversToken)).status).toBe(201);
     const ownerSession = await sessionHeaders(deps.db, owner);
     const listed = await call(membersRoute.GET, { path: path(ws, "members"), headers: ownerSession, params: { slug: ws.slug } });
+    for (const m of listed.body.data) MemberJson.parse(m);
     const made = Object.fromEntries(listed.body.data.map((m: { email: string; made: unknown }) => [m.email, m.made]));
     expect(made).toEqual({ [leaver.email]: { api_tokens: 2, invitations: 1 }, [stays.email]: { api_tokens: 1, invitations: 1 } });
 
     const removed = await call(memberRoute.DELETE, { method: "DELETE", path: path(ws, `members/${leaver.id}`), headers: ownerSession, params: { slug: ws.slug, userId: String(leaver.id) } });
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ data: { user_id: leaver.id, revoked: { api_tokens: 2, invitations: 1 } } });
+    expect(MemberRemovedJson.parse(removed.body.data)).toEqual({ user_id: leaver.id, revoked: { api_tokens: 2, invitations: 1 } });
 
     await expectTokenDead(ws, leaversToken);
     await expectTokenDead(ws, leaversSecond);
@@ -115,6 +117,7 @@ describe("removing an admin", () => {
 
     // The token list shows who made what, and the leaver's tokens as revoked.
     const tokens = await call(tokensRoute.GET, { path: path(ws, "tokens"), headers: ownerSession, params: { slug: ws.slug } });
+    for (const t of tokens.body.data) ApiTokenJson.parse(t);
     const byName = Object.fromEntries(tokens.body.data.map((t: { name: string; created_by: unknown; revoked_at: string | null }) => [t.name, { by: t.created_by, revoked: t.revoked_at !== null }]));
     expect(byName).toEqual({
       "leaver's build": { by: { user_id: leaver.id, email: leaver.email }, revoked: true },
@@ -124,6 +127,7 @@ describe("removing an admin", () => {
       "from the cli": { by: null, revoked: false },
     });
     const pending = await call(invitationsRoute.GET, { path: path(ws, "invitations"), headers: ownerSession, params: { slug: ws.slug } });
+    for (const i of pending.body.data) InvitationJson.parse(i);
     expect(pending.body.data.map((i: { email: string; created_by: unknown }) => [i.email, i.created_by])).toEqual([[staysInvitation.email, { user_id: stays.id, email: stays.email }]]);
   });
 
@@ -180,7 +184,7 @@ describe("demoting an admin", () => {
 
     const res = await setRole(demoted, "editor");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { user_id: demoted.id, role: "editor", revoked: { api_tokens: 1, invitations: 1 } } });
+    expect(RoleChangedJson.parse(res.body.data)).toEqual({ user_id: demoted.id, role: "editor", revoked: { api_tokens: 1, invitations: 1 } });
     await expectTokenDead(ws, token);
     await expectInvitationDead(invitation.token);
     // An editor's own session still writes: only what they made as an admin ended.
