@@ -5,6 +5,7 @@ import { DomainError } from "../errors";
 import type { ApiTokenJson } from "../openapi/schemas/members";
 import { createApiToken } from "./api-tokens";
 import { creatorColumns, toCreatorJson } from "./creator";
+import { insufficientRole } from "./roles";
 
 /**
  * An API token as the admin page lists it: never the token itself, only its first characters, and
@@ -36,7 +37,7 @@ export async function listApiTokens(db: Db, workspace: Workspace): Promise<ApiTo
 /** Issues a token from the admin UI, recording who did; the clear token is in the answer once and never stored. */
 export async function issueApiToken(db: Db, input: { workspace: Workspace; name: string; scopes: Scope[]; webhooks: boolean; createdBy: number; now: Date }) {
   if (input.scopes.length === 0) throw new DomainError("validation_failed", "choose at least one scope", { field: "scopes" });
-  const { token, id } = await createApiToken(db, {
+  const issued = await createApiToken(db, {
     workspaceId: input.workspace.id,
     name: input.name,
     scopes: [...new Set(input.scopes)],
@@ -44,8 +45,10 @@ export async function issueApiToken(db: Db, input: { workspace: Workspace; name:
     createdBy: input.createdBy,
     now: input.now,
   });
-  const [row] = await withCreator(db).where(eq(apiTokens.id, id));
-  return { ...toJson(row), token };
+  // Authorized at the start of the request, removed or demoted before the row was written.
+  if (!issued) throw insufficientRole("manage");
+  const [row] = await withCreator(db).where(eq(apiTokens.id, issued.id));
+  return { ...toJson(row), token: issued.token };
 }
 
 /** Revokes one of the workspace's tokens by id (the admin UI never holds the clear token); revoking twice is a no-op. */

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as invitationsRoute from "../../app/api/admin/workspaces/[slug]/invitations/route";
 import * as memberRoute from "../../app/api/admin/workspaces/[slug]/members/[userId]/route";
@@ -5,9 +6,11 @@ import * as membersRoute from "../../app/api/admin/workspaces/[slug]/members/rou
 import * as tokensRoute from "../../app/api/admin/workspaces/[slug]/tokens/route";
 import * as boardsRoute from "../../app/v1/[slug]/boards/route";
 import { createApiToken } from "../../lib/auth/api-tokens";
-import type { User, Workspace } from "../../lib/db/schema";
+import { issueApiToken } from "../../lib/auth/manage-api-tokens";
+import { apiTokens, invitations, type User, type Workspace } from "../../lib/db/schema";
 import { acceptInvitationWithPassword } from "../../lib/members/accept-invitation";
 import { addMembership } from "../../lib/members/add-member";
+import { createInvitation } from "../../lib/members/create-invitation";
 import { findInvitation } from "../../lib/members/find-invitation";
 import { ApiTokenJson, InvitationJson, MemberJson, MemberRemovedJson, RoleChangedJson } from "../../lib/openapi/schemas/members";
 import { call } from "../helpers/call-route";
@@ -129,6 +132,22 @@ describe("removing an admin", () => {
     const pending = await call(invitationsRoute.GET, { path: path(ws, "invitations"), headers: ownerSession, params: { slug: ws.slug } });
     for (const i of pending.body.data) InvitationJson.parse(i);
     expect(pending.body.data.map((i: { email: string; created_by: unknown }) => [i.email, i.created_by])).toEqual([[staysInvitation.email, { user_id: stays.id, email: stays.email }]]);
+  });
+
+  it("writes no token or invitation for someone removed after their request was authorized", async () => {
+    // The routes authorize first and write after; these are the writes of a request that passed the check just before the removal.
+    const late = { workspace: ws, now: deps.clock() };
+    const countOf = async () => ({
+      tokens: (await deps.db.select().from(apiTokens).where(eq(apiTokens.createdBy, leaver.id))).length,
+      invitations: (await deps.db.select().from(invitations).where(eq(invitations.createdBy, leaver.id))).length,
+    });
+    const before = await countOf();
+    await expect(issueApiToken(deps.db, { ...late, name: "too late", scopes: ["read", "write"], webhooks: false, createdBy: leaver.id })).rejects.toMatchObject({ code: "insufficient_scope" });
+    await expect(createInvitation(deps.db, { ...late, email: `${uniq("late")}@easel.test`, role: "admin", createdBy: leaver.id })).rejects.toMatchObject({ code: "insufficient_scope" });
+    expect(await countOf()).toEqual(before);
+    // The owner, who is no member, and a current admin still issue both.
+    expect((await issueApiToken(deps.db, { ...late, name: "owner's late", scopes: ["read"], webhooks: false, createdBy: owner.id })).created_by?.email).toBe(owner.email);
+    expect((await createInvitation(deps.db, { ...late, email: `${uniq("ok")}@easel.test`, role: "viewer", createdBy: stays.id })).invitation.created_by?.email).toBe(stays.email);
   });
 
   it("joining again does not bring a revoked token back", async () => {
