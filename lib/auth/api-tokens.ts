@@ -2,7 +2,8 @@ import crypto from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { queryRows, type Db } from "../db";
 import { prepared } from "../db/prepared";
-import { apiTokens, workspaces, type ApiToken, type Scope, type Workspace } from "../db/schema";
+import { apiTokens, SCOPES, workspaces, type ApiToken, type Scope, type Workspace } from "../db/schema";
+import { DomainError } from "../errors";
 import { issuerIsAdmin } from "./creator";
 
 export const API_TOKEN_PREFIX = "easel_";
@@ -33,7 +34,8 @@ export async function createApiToken(
 ): Promise<IssuedToken | null> {
   const token = generateApiToken();
   if (input.createdBy !== undefined) {
-    // Scopes are checked values of SCOPES, so the array literal needs no escaping.
+    // Written as an array literal, so only known scopes may pass (no quoting needed for those).
+    if (!input.scopes.every((s) => (SCOPES as readonly string[]).includes(s))) throw new DomainError("validation_failed", "unknown scope", { field: "scopes" });
     const [issued] = await queryRows<{ id: number }>(
       db,
       sql`insert into api_tokens (workspace_id, name, token_hash, token_prefix, scopes, webhooks, created_by, created_at)
