@@ -173,6 +173,7 @@ test.describe("members", () => {
     expect(playerMedia.length, "the player read media with its board access token").toBeGreaterThan(0);
     expect((await request.get(playerMedia[0], { headers: { cookie: "" } })).status()).toBe(200);
     await page.getByRole("button", { name: `Remove ${email}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove member" }).click();
     await expect(page.getByTestId(`member-${email}`)).toHaveCount(0);
     await snap(page, testInfo, "member-removed");
     expect((await viewer.goto(`/w/${slug}/boards`))?.status()).toBe(404);

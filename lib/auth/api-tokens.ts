@@ -1,8 +1,10 @@
 import crypto from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db";
+import { queryRows, type Db } from "../db";
 import { prepared } from "../db/prepared";
-import { apiTokens, workspaces, type ApiToken, type Scope, type Workspace } from "../db/schema";
+import { apiTokens, SCOPES, workspaces, type ApiToken, type Scope, type Workspace } from "../db/schema";
+import { DomainError } from "../errors";
+import { issuerIsAdmin } from "./creator";
 
 export const API_TOKEN_PREFIX = "easel_";
 
@@ -16,12 +18,34 @@ export function generateApiToken(): string {
 
 export type IssuedToken = { token: string; id: number };
 
-/** Creates an API token for a workspace; the clear token is returned once and never stored. */
+/**
+ * Creates an API token for a workspace; the clear token is returned once and never stored. With
+ * `createdBy` (a person issuing it from the web UI) the row is written only while that person is
+ * an owner or an admin of the workspace (issuerIsAdmin); null when they no longer are.
+ */
 export async function createApiToken(
   db: Db,
-  input: { workspaceId: number; name: string; scopes: Scope[]; webhooks: boolean; now: Date },
-): Promise<IssuedToken> {
+  input: { workspaceId: number; name: string; scopes: Scope[]; webhooks: boolean; now: Date; createdBy: number },
+): Promise<IssuedToken | null>;
+export async function createApiToken(db: Db, input: { workspaceId: number; name: string; scopes: Scope[]; webhooks: boolean; now: Date }): Promise<IssuedToken>;
+export async function createApiToken(
+  db: Db,
+  input: { workspaceId: number; name: string; scopes: Scope[]; webhooks: boolean; now: Date; createdBy?: number },
+): Promise<IssuedToken | null> {
   const token = generateApiToken();
+  if (input.createdBy !== undefined) {
+    // Written as an array literal, so only known scopes may pass (no quoting needed for those).
+    if (!input.scopes.every((s) => (SCOPES as readonly string[]).includes(s))) throw new DomainError("validation_failed", "unknown scope", { field: "scopes" });
+    const [issued] = await queryRows<{ id: number }>(
+      db,
+      sql`insert into api_tokens (workspace_id, name, token_hash, token_prefix, scopes, webhooks, created_by, created_at)
+        select ${input.workspaceId}, ${input.name}, ${hashToken(token)}, ${token.slice(0, API_TOKEN_PREFIX.length + 4)},
+          ${`{${input.scopes.join(",")}}`}::text[], ${input.webhooks}, ${input.createdBy}, ${input.now.toISOString()}::timestamptz
+        where ${issuerIsAdmin(input.workspaceId, input.createdBy)}
+        returning id`,
+    );
+    return issued ? { token, id: Number(issued.id) } : null;
+  }
   const [row] = await db
     .insert(apiTokens)
     .values({

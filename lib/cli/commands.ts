@@ -5,6 +5,7 @@ import type { Db } from "../db";
 import { SCOPES, type Scope } from "../db/schema";
 import { DomainError } from "../errors";
 import { createWorkspace, getWorkspaceOrThrow, updateWorkspace } from "../workspaces/manage-workspaces";
+import { LISTING_COMMANDS } from "./listing-commands";
 import { MEMBER_COMMANDS } from "./member-commands";
 import { storageCredentials } from "./storage-credentials";
 import { storageVerify } from "./storage-verify";
@@ -85,6 +86,7 @@ export const COMMANDS: Record<string, Command> = {
       io.out(`admin ${user.email} can sign in (an owner: every workspace)`);
     },
   },
+  ...LISTING_COMMANDS,
   ...MEMBER_COMMANDS,
   "storage verify": storageVerify,
   "storage credentials": storageCredentials,

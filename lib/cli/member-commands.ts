@@ -3,7 +3,9 @@ import { createMemberUser } from "../auth/users";
 import type { Db } from "../db";
 import { WORKSPACE_ROLES, type WorkspaceRole } from "../db/schema";
 import { DomainError } from "../errors";
-import { addMemberByEmail, removeMemberByEmail } from "../members/member-by-email";
+import { countAccessMadeBy, type AccessMade } from "../members/access-made-by";
+import { listMembers } from "../members/list-members";
+import { addMemberByEmail, removeMemberByEmail, userByEmailOrThrow } from "../members/member-by-email";
 import { getWorkspaceOrThrow } from "../workspaces/manage-workspaces";
 import { UsageError, type Output } from "./usage";
 
@@ -26,6 +28,20 @@ function roleOf(value: string | undefined, usage: string): WorkspaceRole {
   return value as WorkspaceRole;
 }
 
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** "2 API tokens and 1 invitation", as the CLI and the members page say it. */
+export function describeMade(made: AccessMade): string {
+  return `${plural(made.api_tokens, "API token")} and ${plural(made.invitations, "pending invitation")}`;
+}
+
+/** The line printed before a removal or a role below admin: what it is about to revoke. */
+async function sayWhatItRevokes(db: Db, io: Output, input: { workspace: { id: number; slug: string }; email: string; doing: string }) {
+  const user = await userByEmailOrThrow(db, input.email);
+  const made = (await countAccessMadeBy(db, { workspaceId: input.workspace.id, userIds: [user.id], now: new Date() })).get(user.id);
+  if (made && made.api_tokens + made.invitations > 0) io.out(`${input.doing} revokes the ${describeMade(made)} ${user.email} made in ${input.workspace.slug}`);
+}
+
 /** People and their workspace roles (contract §11); `admin create` (an owner) stays in commands.ts. */
 export const MEMBER_COMMANDS: Record<string, Command> = {
   "user create": {
@@ -42,8 +58,9 @@ export const MEMBER_COMMANDS: Record<string, Command> = {
       const { positionals, role } = parse(argv, true, 2, this.usage);
       const checked = roleOf(role, this.usage);
       const workspace = await getWorkspaceOrThrow(db, positionals[0]);
-      const user = await addMemberByEmail(db, { workspace, email: positionals[1], role: checked, now: new Date() });
-      io.out(`${user.email} is ${checked === "admin" ? "an" : "a"} ${checked} of ${workspace.slug}`);
+      if (checked !== "admin") await sayWhatItRevokes(db, io, { workspace, email: positionals[1], doing: `a role below admin` });
+      const { user, revoked } = await addMemberByEmail(db, { workspace, email: positionals[1], role: checked, now: new Date() });
+      io.out(`${user.email} is ${checked === "admin" ? "an" : "a"} ${checked} of ${workspace.slug}; revoked ${describeMade(revoked)} they made there`);
     },
   },
   "member remove": {
@@ -51,8 +68,20 @@ export const MEMBER_COMMANDS: Record<string, Command> = {
     async run(db, argv, io) {
       const { positionals } = parse(argv, false, 2, this.usage);
       const workspace = await getWorkspaceOrThrow(db, positionals[0]);
-      const user = await removeMemberByEmail(db, { workspace, email: positionals[1] });
-      io.out(`${user.email} is no longer a member of ${workspace.slug}`);
+      await sayWhatItRevokes(db, io, { workspace, email: positionals[1], doing: "removing them" });
+      const { user, revoked } = await removeMemberByEmail(db, { workspace, email: positionals[1], now: new Date() });
+      io.out(`${user.email} is no longer a member of ${workspace.slug}; revoked ${describeMade(revoked)} they made there`);
+    },
+  },
+  "member list": {
+    usage: "member list <slug>",
+    async run(db, argv, io) {
+      const { positionals } = parse(argv, false, 1, this.usage);
+      const workspace = await getWorkspaceOrThrow(db, positionals[0]);
+      const members = await listMembers(db, workspace, new Date());
+      if (members.length === 0) io.out(`${workspace.slug} has no members (owners are in every workspace)`);
+      // Tab-separated: email, role, since, and what removing them (or a role below admin) would revoke.
+      for (const m of members) io.out([m.email, m.role, m.created_at, `made ${describeMade(m.made)}`].join("\t"));
     },
   },
 };

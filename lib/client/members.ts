@@ -1,19 +1,29 @@
 import { queryOptions } from "@tanstack/react-query";
 import { request } from "./api";
-import type { One } from "./types";
+import type { Creator, One } from "./types";
 
 export type MemberRole = "viewer" | "editor" | "admin";
-export type Member = { user_id: number; email: string; role: MemberRole; created_at: string };
-export type Invitation = { id: number; email: string; role: MemberRole; expires_at: string; created_at: string };
+/** Live API tokens and pending invitations someone made in the workspace. */
+export type AccessMade = { api_tokens: number; invitations: number };
+/** `made`: what removing them, or a role below admin, revokes. */
+export type Member = { user_id: number; email: string; role: MemberRole; created_at: string; made: AccessMade };
+export type Invitation = { id: number; email: string; role: MemberRole; expires_at: string; created_at: string; created_by: Creator };
 export type CreatedInvitation = Invitation & { url: string };
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** "2 API tokens and 1 pending invitation". */
+export function describeMade(made: AccessMade): string {
+  return `${plural(made.api_tokens, "API token")} and ${plural(made.invitations, "pending invitation")}`;
+}
 
 const base = (slug: string) => `/api/admin/workspaces/${encodeURIComponent(slug)}`;
 
 /** The members page's calls (workspace admins only; the server refuses everyone else). */
 export const membersApi = {
   list: (slug: string) => request<{ data: Member[] }>(`${base(slug)}/members`),
-  changeRole: (slug: string, userId: number, role: MemberRole) => request<One<{ user_id: number; role: MemberRole }>>(`${base(slug)}/members/${userId}`, { method: "PATCH", body: { member: { role } } }),
-  remove: (slug: string, userId: number) => request<null>(`${base(slug)}/members/${userId}`, { method: "DELETE" }),
+  changeRole: (slug: string, userId: number, role: MemberRole) => request<One<{ user_id: number; role: MemberRole; revoked: AccessMade }>>(`${base(slug)}/members/${userId}`, { method: "PATCH", body: { member: { role } } }),
+  remove: (slug: string, userId: number) => request<One<{ user_id: number; revoked: AccessMade }>>(`${base(slug)}/members/${userId}`, { method: "DELETE" }),
   invitations: (slug: string) => request<{ data: Invitation[] }>(`${base(slug)}/invitations`),
   invite: (slug: string, invitation: { email: string; role: MemberRole }) => request<One<CreatedInvitation>>(`${base(slug)}/invitations`, { method: "POST", body: { invitation } }),
   revoke: (slug: string, id: number) => request<null>(`${base(slug)}/invitations/${id}`, { method: "DELETE" }),

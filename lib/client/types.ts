@@ -38,7 +38,9 @@ export type StorageKind = "s3" | "gcs";
 export type Workspace = WorkspaceJson;
 
 export type Scope = "read" | "write";
-export type ApiToken = { id: number; name: string; prefix: string; scopes: Scope[]; webhooks: boolean; created_at: string; revoked_at: string | null };
+/** Who made a token or an invitation; null when not recorded (the CLI, or made before Easel recorded it). */
+export type Creator = { user_id: number; email: string } | null;
+export type ApiToken = { id: number; name: string; prefix: string; scopes: Scope[]; webhooks: boolean; created_at: string; revoked_at: string | null; created_by: Creator };
 export type IssuedApiToken = ApiToken & { token: string };
 
 export type Trigger = TriggerJson;

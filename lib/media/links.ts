@@ -8,7 +8,14 @@ import crypto from "node:crypto";
  */
 export type MediaKind = "display" | "stream" | "thumb-small" | "thumb-medium" | "thumb-large" | "original";
 
-export const MEDIA_LINK_TTL_SECONDS = 7 * 24 * 3600;
+/**
+ * Two days (rounded up to the hour below). A signed link cannot be revoked and it serves the head,
+ * so whoever holds one sees new versions until it expires, including someone removed from the
+ * workspace since: shorter is safer. Every read of an asset hands out a fresh link, but a webhook
+ * delivery is retried with its first body for up to 27.6 h (the default schedule), and its
+ * `display_url` must still work at the last attempt.
+ */
+export const MEDIA_LINK_TTL_SECONDS = 2 * 24 * 3600;
 
 /** Which content a link serves: the head (default) or stored version N; `preview` = watermarked, at most 320 px wide. */
 export type LinkOptions = { version?: number; preview?: boolean };

@@ -12,18 +12,17 @@ export async function userByEmailOrThrow(db: Db, email: string): Promise<User> {
   return user;
 }
 
-/** `member add <slug> <email> --role R`: the user must exist already. */
+/** `member add <slug> <email> --role R`: the user must exist already; a lower role on an admin revokes what they made. */
 export async function addMemberByEmail(db: Db, input: { workspace: Workspace; email: string; role: WorkspaceRole; now: Date }) {
   const user = await userByEmailOrThrow(db, input.email);
-  await addMembership(db, { workspace: input.workspace, userId: user.id, role: input.role, now: input.now });
-  return user;
+  const { revoked } = await addMembership(db, { workspace: input.workspace, userId: user.id, role: input.role, now: input.now });
+  return { user, revoked };
 }
 
 /** `member remove <slug> <email>`: 422 when the email is unknown or not a member of the workspace. */
-export async function removeMemberByEmail(db: Db, input: { workspace: Workspace; email: string }) {
+export async function removeMemberByEmail(db: Db, input: { workspace: Workspace; email: string; now: Date }) {
   const user = await userByEmailOrThrow(db, input.email);
-  if (!(await removeMembership(db, { workspace: input.workspace, userId: user.id }))) {
-    throw new DomainError("validation_failed", `${user.email} is not a member of ${input.workspace.slug}`, { field: "email" });
-  }
-  return user;
+  const removed = await removeMembership(db, { workspace: input.workspace, userId: user.id, now: input.now });
+  if (!removed) throw new DomainError("validation_failed", `${user.email} is not a member of ${input.workspace.slug}`, { field: "email" });
+  return { user, revoked: removed.revoked };
 }

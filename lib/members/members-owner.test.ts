@@ -43,8 +43,14 @@ describe("memberships and invitations have one owner", () => {
   });
 
   it("the scan recognises the owner's writes and the forms another module could use", () => {
-    for (const file of ["add-member.ts", "remove-member.ts", "change-role.ts", "create-invitation.ts", "revoke-invitation.ts", "accept-invitation.ts"]) {
+    for (const file of ["revoke-invitation.ts", "accept-invitation.ts"]) {
       expect(offences(fs.readFileSync(path.join(root, OWNER_DIR, file), "utf8")), file).toEqual(["writes it through Drizzle"]);
+    }
+    // An invitation made by a person is written only while they are an admin (one conditional INSERT).
+    expect(offences(fs.readFileSync(path.join(root, OWNER_DIR, "create-invitation.ts"), "utf8"))).toEqual(["writes it through Drizzle", "writes it in SQL"]);
+    // Membership changes and the revocations they cause are one SQL statement each.
+    for (const file of ["add-member.ts", "remove-member.ts", "change-role.ts", "access-made-by.ts"]) {
+      expect(offences(fs.readFileSync(path.join(root, OWNER_DIR, file), "utf8")), file).toEqual(["writes it in SQL"]);
     }
     for (const sample of ["await tx.insert(memberships).values(row)", "db.update( schema.invitations ).set({ usedAt })", "sql`DELETE FROM workspace_memberships`", 'update "workspace_invitations" set used_at = now()']) {
       expect(offences(sample), sample).not.toEqual([]);

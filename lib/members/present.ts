@@ -1,7 +1,9 @@
-import type { Invitation, WorkspaceRole } from "../db/schema";
+import type { CreatorJson } from "../auth/creator";
+import type { Invitation } from "../db/schema";
+import type { InvitationJson } from "../openapi/schemas/members";
 
-export type InvitationJson = { id: number; email: string; role: WorkspaceRole; expires_at: string; created_at: string };
+export type { InvitationJson };
 
-export function toInvitationJson(row: Invitation): InvitationJson {
-  return { id: row.id, email: row.email, role: row.role, expires_at: row.expiresAt.toISOString(), created_at: row.createdAt.toISOString() };
+export function toInvitationJson(row: Invitation, createdBy: CreatorJson): InvitationJson {
+  return { id: row.id, email: row.email, role: row.role, expires_at: row.expiresAt.toISOString(), created_at: row.createdAt.toISOString(), created_by: createdBy };
 }

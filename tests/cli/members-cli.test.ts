@@ -4,9 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueApiToken } from "../../lib/auth/manage-api-tokens";
 import { loadSessionPrincipal } from "../../lib/auth/session-principal";
 import { openDb, type DbHandle } from "../../lib/db/client";
 import { memberships, users, workspaces } from "../../lib/db/schema";
+import { createInvitation } from "../../lib/members/create-invitation";
 import { uniq } from "../helpers/factories";
 
 /** `user create`, `member add`, `member remove` (contract §11), run as their own process while a server owns the embedded database, as tests/cli/cli.test.ts does. */
@@ -95,6 +97,45 @@ describe("npm run easel -- user create / member add / member remove", () => {
     const usage = await easel("member", "add", slug, email);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--role is required\nusage: member add <slug> <email> --role viewer\|editor\|admin/);
+  }, 240_000);
+
+  it("lists who made each token and invitation, and says what a removal revokes before and after (contract §11a)", async () => {
+    const slug = uniq("mcli");
+    const email = `${uniq("admin")}@easel.test`;
+    expect((await easel("workspace", "create", slug)).code).toBe(0);
+    expect((await easel("user", "create", email, "a long password")).code).toBe(0);
+    expect((await easel("member", "add", slug, email, "--role", "admin")).code).toBe(0);
+    expect((await easel("token", "create", slug, "--name", "operator's")).code).toBe(0);
+    const user = await userOf(email);
+    const [ws] = await server.db.select().from(workspaces).where(eq(workspaces.slug, slug));
+    await issueApiToken(server.db, { workspace: ws, name: "theirs", scopes: ["read", "write"], webhooks: false, createdBy: user.id, now: new Date() });
+    const invitedEmail = `${uniq("invited")}@easel.test`;
+    await createInvitation(server.db, { workspace: ws, email: invitedEmail, role: "admin", createdBy: user.id, now: new Date() });
+
+    const tokens = await easel("token", "list", slug);
+    expect(tokens.code).toBe(0);
+    const tokenLines = tokens.stdout.trim().split("\n").map((l) => l.split("\t"));
+    expect(tokenLines.map((l) => [l[2], l[5], l[6]])).toEqual([
+      ["theirs", `by ${email}`, "live"],
+      ["operator's", "by unknown", "live"],
+    ]);
+    const invitationLine = (await easel("invitation", "list", slug)).stdout.trim().split("\t");
+    expect([invitationLine[1], invitationLine[2], invitationLine[4]]).toEqual([invitedEmail, "admin", `by ${email}`]);
+    expect((await easel("member", "list", slug)).stdout).toContain(`${email}\tadmin\t`);
+    expect((await easel("member", "list", slug)).stdout).toContain("made 1 API token and 1 pending invitation");
+
+    const removed = await easel("member", "remove", slug, email);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout.trim().split("\n")).toEqual([
+      `removing them revokes the 1 API token and 1 pending invitation ${email} made in ${slug}`,
+      `${email} is no longer a member of ${slug}; revoked 1 API token and 1 pending invitation they made there`,
+    ]);
+    const after = (await easel("token", "list", slug)).stdout.trim().split("\n").map((l) => l.split("\t"));
+    expect(after.map((l) => [l[2], l[6].split(" ")[0]])).toEqual([
+      ["theirs", "revoked"],
+      ["operator's", "live"],
+    ]);
+    expect((await easel("invitation", "list", slug)).stdout.trim()).toBe(`${slug} has no pending invitations`);
   }, 240_000);
 
   it("keeps admin create making owners, and user create never demotes one", async () => {

@@ -107,7 +107,7 @@ export function TokensAdmin({ slug }: { slug: string }) {
         <h1 id="tokens-heading" className="text-2xl font-semibold">
           API tokens
         </h1>
-        <p className="text-sm text-neutral-600">Tokens authenticate programs to the /v1 API of this workspace. Only their first characters are stored in clear.</p>
+        <p className="text-sm text-neutral-600">Tokens authenticate programs to the /v1 API of this workspace. Only their first characters are stored in clear. A token is revoked when the person who made it leaves the workspace or stops being one of its admins.</p>
         {issued ? <Issued token={issued} onDone={() => setIssued(null)} /> : null}
         {tokens.isPending ? (
           <Spinner label="Loading tokens" />
@@ -124,6 +124,7 @@ export function TokensAdmin({ slug }: { slug: string }) {
                   <th scope="col" className="py-2 pr-3 font-medium">Token</th>
                   <th scope="col" className="py-2 pr-3 font-medium">Access</th>
                   <th scope="col" className="py-2 pr-3 font-medium">Created</th>
+                  <th scope="col" className="py-2 pr-3 font-medium">By</th>
                   <th scope="col" className="py-2 font-medium"><span className="sr-only">Actions</span></th>
                 </tr>
               </thead>
@@ -137,6 +138,9 @@ export function TokensAdmin({ slug }: { slug: string }) {
                       {t.webhooks ? <Badge tone="violet">webhooks</Badge> : null}
                     </td>
                     <td className="py-2 pr-3">{formatDate(t.created_at)}</td>
+                    <td className="py-2 pr-3" data-testid="created-by">
+                      {t.created_by ? t.created_by.email : <span className="text-neutral-500" title="Made with the CLI, or before Easel recorded who made tokens">unknown</span>}
+                    </td>
                     <td className="py-2 text-right">
                       {t.revoked_at ? (
                         <Badge tone="red" title={`Revoked ${formatDate(t.revoked_at)}`}>revoked</Badge>

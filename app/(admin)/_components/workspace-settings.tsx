@@ -13,13 +13,14 @@ import type { Plan, Workspace } from "@/lib/client/types";
 
 const PLANS: Plan[] = ["free", "pro", "creative", "team", "business", "enterprise"];
 
-function Form({ ws }: { ws: Workspace }) {
+/** `canChangePlan`: owners only; the server refuses a plan or trial change from anyone else. */
+function Form({ ws, canChangePlan }: { ws: Workspace; canChangePlan: boolean }) {
   const qc = useQueryClient();
   const [plan, setPlan] = useState<Plan>(ws.plan);
   const [trialOf, setTrialOf] = useState<Plan | "">(ws.trial_of ?? "");
   const [streaming, setStreaming] = useState(ws.streaming_enabled);
   const save = useMutation({
-    mutationFn: () => api.admin.updateWorkspace(ws.slug, { plan, trial_of: trialOf || null, streaming_enabled: streaming }),
+    mutationFn: () => api.admin.updateWorkspace(ws.slug, canChangePlan ? { plan, trial_of: trialOf || null, streaming_enabled: streaming } : { streaming_enabled: streaming }),
     onSuccess: async ({ data }) => {
       qc.setQueryData(keys.workspace(ws.slug), { data });
       await qc.invalidateQueries({ queryKey: keys.workspaces() });
@@ -34,14 +35,14 @@ function Form({ ws }: { ws: Workspace }) {
         save.mutate();
       }}
     >
-      <SelectField label="Plan" value={plan} onChange={(e) => setPlan(e.target.value as Plan)}>
+      <SelectField label="Plan" value={plan} onChange={(e) => setPlan(e.target.value as Plan)} disabled={!canChangePlan} hint={canChangePlan ? undefined : "Only an owner changes the plan or trial."}>
         {PLANS.map((p) => (
           <option key={p} value={p}>
             {PLAN_LABEL[p]}
           </option>
         ))}
       </SelectField>
-      <SelectField label="Trial of" value={trialOf} onChange={(e) => setTrialOf(e.target.value as Plan | "")} hint="A trial gets every capability of the plan it trials.">
+      <SelectField label="Trial of" value={trialOf} onChange={(e) => setTrialOf(e.target.value as Plan | "")} disabled={!canChangePlan} hint="A trial gets every capability of the plan it trials.">
         <option value="">No trial</option>
         {PLANS.map((p) => (
           <option key={p} value={p}>
@@ -63,7 +64,7 @@ function Form({ ws }: { ws: Workspace }) {
 }
 
 /** Plan, trial and streaming of a workspace, and what they allow. Storage kind is fixed at creation. */
-export function WorkspaceSettings({ slug }: { slug: string }) {
+export function WorkspaceSettings({ slug, canChangePlan }: { slug: string; canChangePlan: boolean }) {
   const { data, error } = useQuery(workspaceQuery(slug));
   if (error) return <Alert>{describeError(error)}</Alert>;
   if (!data) return null;
@@ -83,7 +84,7 @@ export function WorkspaceSettings({ slug }: { slug: string }) {
         <dt className="text-neutral-500">Video encodes</dt>
         <dd>{!ws.streaming_enabled ? "off" : ws.encodes_on_upload ? "on upload" : "when a video is first read"}</dd>
       </dl>
-      <Form key={ws.slug} ws={ws} />
+      <Form key={ws.slug} ws={ws} canChangePlan={canChangePlan} />
     </div>
   );
 }

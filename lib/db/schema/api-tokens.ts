@@ -1,5 +1,6 @@
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id } from "./_columns";
+import { users } from "./users";
 import { workspaces } from "./workspaces";
 
 export const SCOPES = ["read", "write"] as const;
@@ -19,10 +20,19 @@ export const apiTokens = pgTable(
     tokenPrefix: text("token_prefix").notNull(),
     scopes: text("scopes").array().$type<Scope[]>().notNull(),
     webhooks: boolean("webhooks").notNull().default(false),
+    /**
+     * The person who issued it from the web UI; null for tokens from the CLI (the operator) and for
+     * tokens older than this column. Removing or demoting that person revokes it (lib/members).
+     */
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("api_tokens_hash_key").on(t.tokenHash), index("api_tokens_workspace_idx").on(t.workspaceId)],
+  (t) => [
+    uniqueIndex("api_tokens_hash_key").on(t.tokenHash),
+    index("api_tokens_workspace_idx").on(t.workspaceId),
+    index("api_tokens_workspace_created_by_idx").on(t.workspaceId, t.createdBy),
+  ],
 );
 
 export type ApiToken = typeof apiTokens.$inferSelect;

@@ -5,10 +5,11 @@ import { useState } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { Badge } from "@/app/_components/ui/badge";
 import { Button } from "@/app/_components/ui/button";
+import { Dialog } from "@/app/_components/ui/dialog";
 import { SelectField, TextField } from "@/app/_components/ui/field";
 import { describeError } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
-import { invitationsQuery, memberKeys, membersApi, membersQuery, type CreatedInvitation, type MemberRole } from "@/lib/client/members";
+import { describeMade, invitationsQuery, memberKeys, membersApi, membersQuery, type AccessMade, type CreatedInvitation, type Member, type MemberRole } from "@/lib/client/members";
 
 const ROLES: { value: MemberRole; label: string; hint: string }[] = [
   { value: "viewer", label: "Viewer", hint: "Browse boards, search, open assets, play video, see versions." },
@@ -83,17 +84,73 @@ function InvitationLink({ invitation, onDone }: { invitation: CreatedInvitation;
   );
 }
 
+/** A removal, or a role below admin for someone who made tokens or invitations: asked before it is done. */
+type Pending = { member: Member; role: MemberRole | null };
+
+const madeAnything = (made: AccessMade) => made.api_tokens + made.invitations > 0;
+
+/** Says what the change will revoke, then does it. */
+function ConfirmChange({ pending, busy, onConfirm, onCancel }: { pending: Pending | null; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const m = pending?.member;
+  const removing = pending?.role === null;
+  const title = !m ? "" : removing ? `Remove ${m.email}?` : `Make ${m.email} ${pending?.role === "editor" ? "an editor" : "a viewer"}?`;
+  return (
+    <Dialog open={pending !== null} onClose={onCancel} title={title}>
+      {m ? (
+        <div className="space-y-2 text-sm text-neutral-700" data-testid="confirm-revocations">
+          {removing ? <p>Their sessions lose this workspace at once.</p> : null}
+          <p>
+            This revokes the <strong>{describeMade(m.made)}</strong> they made in this workspace: programs using those tokens get 401, and those invitation links stop working.
+          </p>
+        </div>
+      ) : null}
+      <div className="flex justify-end gap-2">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button variant="danger" onClick={onConfirm} disabled={busy}>
+          {removing ? "Remove member" : "Change role"}
+        </Button>
+      </div>
+    </Dialog>
+  );
+}
+
 /** A workspace's people: invite by link, pending invitations (revoke), members (change role, remove). */
 export function MembersAdmin({ slug }: { slug: string }) {
   const qc = useQueryClient();
   const members = useQuery(membersQuery(slug));
   const invitations = useQuery(invitationsQuery(slug));
   const [created, setCreated] = useState<CreatedInvitation | null>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [outcome, setOutcome] = useState<string | null>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: memberKeys.all(slug) });
-  const changeRole = useMutation({ mutationFn: (v: { userId: number; role: MemberRole }) => membersApi.changeRole(slug, v.userId, v.role), onSettled: refresh });
-  const remove = useMutation({ mutationFn: (userId: number) => membersApi.remove(slug, userId), onSettled: refresh });
+  const changeRole = useMutation({
+    mutationFn: (v: { member: Member; role: MemberRole }) => membersApi.changeRole(slug, v.member.user_id, v.role),
+    onSuccess: ({ data }, v) => setOutcome(madeAnything(data.revoked) ? `${v.member.email} is now ${data.role === "admin" ? "an" : "a"} ${data.role}; revoked ${describeMade(data.revoked)}.` : null),
+    onSettled: () => {
+      setPending(null);
+      return refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (m: Member) => membersApi.remove(slug, m.user_id),
+    onSuccess: ({ data }, m) => setOutcome(`Removed ${m.email}; revoked ${describeMade(data.revoked)}.`),
+    onSettled: () => {
+      setPending(null);
+      return refresh();
+    },
+  });
   const revoke = useMutation({ mutationFn: (id: number) => membersApi.revoke(slug, id), onSettled: refresh });
   const failure = changeRole.error ?? remove.error ?? revoke.error;
+  const askRole = (m: Member, role: MemberRole) => {
+    setOutcome(null);
+    if (role !== "admin" && madeAnything(m.made)) setPending({ member: m, role });
+    else changeRole.mutate({ member: m, role });
+  };
+  const confirm = () => {
+    if (!pending) return;
+    if (pending.role === null) remove.mutate(pending.member);
+    else changeRole.mutate({ member: pending.member, role: pending.role });
+  };
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
       <div className="space-y-6">
@@ -101,7 +158,15 @@ export function MembersAdmin({ slug }: { slug: string }) {
           <h1 id="members-heading" className="text-2xl font-semibold">
             Members
           </h1>
-          <p className="text-sm text-neutral-600">Owners (made with <code className="rounded bg-neutral-100 px-1">npm run easel -- admin create</code>) act in every workspace and are not listed. A change applies on the member&apos;s next request.</p>
+          <p className="text-sm text-neutral-600">
+            Owners (made with <code className="rounded bg-neutral-100 px-1">npm run easel -- admin create</code>) act in every workspace and are not listed. A change applies on the member&apos;s next request.
+            Removing a member, or giving an admin a lower role, revokes the API tokens and pending invitations they made here.
+          </p>
+          {outcome ? (
+            <Alert tone="success">
+              <span data-testid="revocation-outcome">{outcome}</span>
+            </Alert>
+          ) : null}
           {failure ? <Alert>{describeError(failure)}</Alert> : null}
           {members.isError ? <Alert>{describeError(members.error)}</Alert> : null}
           <ul className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white">
@@ -109,11 +174,12 @@ export function MembersAdmin({ slug }: { slug: string }) {
               <li key={m.user_id} className="flex flex-wrap items-center gap-3 px-4 py-3" data-testid={`member-${m.email}`}>
                 <span className="font-medium">{m.email}</span>
                 <span className="text-xs text-neutral-500">since {formatDate(m.created_at)}</span>
+                {madeAnything(m.made) ? <span className="text-xs text-neutral-500">made {describeMade(m.made)}</span> : null}
                 <label className="ml-auto flex items-center gap-2 text-sm">
                   <span className="sr-only">Role of {m.email}</span>
                   <select
                     value={m.role}
-                    onChange={(e) => changeRole.mutate({ userId: m.user_id, role: e.target.value as MemberRole })}
+                    onChange={(e) => askRole(m, e.target.value as MemberRole)}
                     disabled={changeRole.isPending}
                     className="rounded-md border border-neutral-300 bg-white px-2 py-1 text-sm"
                   >
@@ -124,7 +190,16 @@ export function MembersAdmin({ slug }: { slug: string }) {
                     ))}
                   </select>
                 </label>
-                <Button size="sm" variant="danger" onClick={() => remove.mutate(m.user_id)} disabled={remove.isPending} aria-label={`Remove ${m.email}`}>
+                <Button
+                  size="sm"
+                  variant="danger"
+                  onClick={() => {
+                    setOutcome(null);
+                    setPending({ member: m, role: null });
+                  }}
+                  disabled={remove.isPending}
+                  aria-label={`Remove ${m.email}`}
+                >
                   Remove
                 </Button>
               </li>
@@ -142,6 +217,9 @@ export function MembersAdmin({ slug }: { slug: string }) {
                 <span className="font-medium">{i.email}</span>
                 <Badge>{i.role}</Badge>
                 <span className="text-xs text-neutral-500">expires {formatDate(i.expires_at)}</span>
+                <span className="text-xs text-neutral-500" data-testid="created-by">
+                  by {i.created_by ? i.created_by.email : "unknown"}
+                </span>
                 <Button size="sm" className="ml-auto" onClick={() => revoke.mutate(i.id)} disabled={revoke.isPending} aria-label={`Revoke the invitation of ${i.email}`}>
                   Revoke
                 </Button>
@@ -155,6 +233,7 @@ export function MembersAdmin({ slug }: { slug: string }) {
         {created ? <InvitationLink invitation={created} onDone={() => setCreated(null)} /> : null}
         <InviteForm slug={slug} onInvited={setCreated} />
       </div>
+      <ConfirmChange pending={pending} busy={remove.isPending || changeRole.isPending} onConfirm={confirm} onCancel={() => setPending(null)} />
     </div>
   );
 }

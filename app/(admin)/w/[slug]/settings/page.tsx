@@ -5,6 +5,6 @@ export const metadata = { title: "Workspace settings" };
 
 export default async function SettingsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  await requireWorkspaceRole(slug, "manage");
-  return <WorkspaceSettings slug={slug} />;
+  const principal = await requireWorkspaceRole(slug, "manage");
+  return <WorkspaceSettings slug={slug} canChangePlan={principal.owner} />;
 }

@@ -12,7 +12,7 @@ export const GET = withWorkspaceAdmin("manage", async ({ workspace, deps }) => {
 });
 
 // POST /api/admin/workspaces/:slug/tokens — issue a token; the clear token is in this answer only; workspace admins
-export const POST = withWorkspaceAdmin("manage", async ({ req, workspace, deps }) => {
+export const POST = withWorkspaceAdmin("manage", async ({ req, workspace, principal, deps }) => {
   const { token } = await parseJson(req, CreateTokenBody);
-  return json({ data: await issueApiToken(deps.db, { workspace, ...token, now: deps.clock() }) }, 201);
+  return json({ data: await issueApiToken(deps.db, { workspace, ...token, createdBy: principal.userId, now: deps.clock() }) }, 201);
 });

@@ -15,18 +15,19 @@ const userIdOf = (raw: string | undefined) => {
 };
 const notAMember = () => new DomainError("validation_failed", "That user is not a member of this workspace", { field: "userId" });
 
-// PATCH /api/admin/workspaces/:slug/members/:userId — change a member's role (in effect on their next request); workspace admins
+// PATCH /api/admin/workspaces/:slug/members/:userId — change a member's role (in effect on their next request; below admin revokes their tokens and invitations, counted in `revoked`); workspace admins
 export const PATCH = withWorkspaceAdmin("manage", async ({ req, params, workspace, deps }) => {
   const userId = userIdOf(params.userId);
   const { member } = await parseJson(req, ChangeRoleBody);
-  const row = await changeMemberRole(deps.db, { workspace, userId, role: member.role, now: deps.clock() });
-  if (!row) throw notAMember();
-  return json({ data: { user_id: row.userId, role: row.role } });
+  const changed = await changeMemberRole(deps.db, { workspace, userId, role: member.role, now: deps.clock() });
+  if (!changed) throw notAMember();
+  return json({ data: { user_id: changed.userId, role: changed.role, revoked: changed.revoked } });
 });
 
-// DELETE /api/admin/workspaces/:slug/members/:userId — remove a member (their sessions lose the workspace at once); workspace admins
+// DELETE /api/admin/workspaces/:slug/members/:userId — remove a member (their sessions lose the workspace at once; their tokens and invitations are revoked, counted in `revoked`); workspace admins
 export const DELETE = withWorkspaceAdmin("manage", async ({ params, workspace, deps }) => {
   const userId = userIdOf(params.userId);
-  if (!(await removeMembership(deps.db, { workspace, userId }))) throw notAMember();
-  return new Response(null, { status: 204 });
+  const removed = await removeMembership(deps.db, { workspace, userId, now: deps.clock() });
+  if (!removed) throw notAMember();
+  return json({ data: { user_id: userId, revoked: removed.revoked } });
 });
