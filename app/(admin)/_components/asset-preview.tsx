@@ -72,7 +72,7 @@ export function AssetPreview({ slug, asset, workspace, playerToken }: { slug: st
   }
   if (family === "video") {
     return asset.stream_url ? (
-      <HlsPlayer src={asset.stream_url} token={playerToken} poster={poster} title={asset.title} />
+      <HlsPlayer src={asset.stream_url} token={playerToken} poster={poster} title={asset.title} revision={asset.md5} />
     ) : (
       <VideoProcessing slug={slug} asset={asset} workspace={workspace} />
     );
