@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type RefObject } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 
 /** The stream's master playlist read with the page's board access token instead of its signature. */
@@ -24,22 +24,22 @@ export function withBoardToken(url: string, token: string): string {
 }
 
 type Hls = import("hls.js").default;
+type HlsEvents = typeof import("hls.js").default.Events;
+
+/** Where a viewer was in the stream a player showed before, to carry over to the next one. */
+export type Playback = { at: number; playing: boolean };
+
+const playbackOf = (el: HTMLVideoElement): Playback => ({ at: el.currentTime, playing: !el.paused && !el.ended });
 
 /**
- * Points a playing hls.js at the head's stream: same element, no page reload. The position is
- * kept when the new stream is long enough to have it, and playback resumes if it was playing.
+ * Once the stream being loaded knows its length: back to `from`'s position when the new stream is
+ * long enough to have it, playing again if it was playing.
  */
-function switchStream(hls: Hls, el: HTMLVideoElement, source: string, events: typeof import("hls.js").default.Events) {
-  const at = el.currentTime;
-  const wasPlaying = !el.paused && !el.ended;
-  hls.once(events.MANIFEST_PARSED, () => {
-    hls.once(events.LEVEL_LOADED, (_event, data) => {
-      const duration = data.details.totalduration;
-      if (at > 0 && at < duration) el.currentTime = at;
-      if (wasPlaying) el.play().catch((err: unknown) => console.warn("the new stream did not resume playing", err));
-    });
+function resumeWhenLoaded(hls: Hls, events: HlsEvents, el: HTMLVideoElement, from: Playback) {
+  hls.once(events.LEVEL_LOADED, (_event, data) => {
+    if (from.at > 0 && from.at < data.details.totalduration) el.currentTime = from.at;
+    if (from.playing) el.play().catch((err: unknown) => console.warn("the head's stream did not resume playing", err));
   });
-  hls.loadSource(source);
 }
 
 /**
@@ -52,7 +52,19 @@ function switchStream(hls: Hls, el: HTMLVideoElement, source: string, events: ty
  * same across version writes and reverts, so a new revision, like a new link, reloads the stream
  * in place.
  */
-export function HlsPlayer({ src, token, poster, title, revision = "" }: { src: string; token: string | null; poster?: string; title: string; revision?: string }) {
+export function HlsPlayer({ src, token, poster, title, revision = "", handoff }: {
+  src: string;
+  token: string | null;
+  poster?: string;
+  title: string;
+  revision?: string;
+  /**
+   * Carries the position from one player of an asset to the next: a new version's stream is
+   * encoded before it plays, so the player leaves meanwhile; it records where the viewer was, and
+   * the next one starts there.
+   */
+  handoff?: RefObject<Playback | null>;
+}) {
   const video = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string | null>(null);
   // Bumped to build the player again: the browser's own HLS, or hls.js after a fatal error.
@@ -62,10 +74,16 @@ export function HlsPlayer({ src, token, poster, title, revision = "" }: { src: s
   // What the player should show, read by its setup once hls.js has loaded; `claimed` is what it loads or has loaded.
   const wanted = useRef({ source, key });
   const claimed = useRef<string | null>(null);
-  const live = useRef<{ hls: Hls; events: typeof import("hls.js").default.Events } | null>(null);
+  const live = useRef<{ hls: Hls; events: HlsEvents } | null>(null);
   useEffect(() => {
     wanted.current = { source, key };
   });
+  useEffect(() => {
+    const el = video.current;
+    return () => {
+      if (el && handoff) handoff.current = playbackOf(el);
+    };
+  }, [handoff]);
 
   useEffect(() => {
     const el = video.current;
@@ -99,6 +117,8 @@ export function HlsPlayer({ src, token, poster, title, revision = "" }: { src: s
         live.current = null;
         hls.destroy();
       });
+      const from = handoff?.current;
+      if (from) resumeWhenLoaded(hls, Hls.Events, el, from);
       hls.loadSource(first.source);
       hls.attachMedia(el);
       live.current = { hls, events: Hls.Events };
@@ -111,7 +131,7 @@ export function HlsPlayer({ src, token, poster, title, revision = "" }: { src: s
       cancelled = true;
       destroy();
     };
-  }, [token, generation]);
+  }, [token, generation, handoff]);
 
   // The head moved (a version write or revert, here or anywhere): the same player loads the new stream.
   useEffect(() => {
@@ -121,7 +141,8 @@ export function HlsPlayer({ src, token, poster, title, revision = "" }: { src: s
     const p = live.current;
     if (!p) return setGeneration((g) => g + 1);
     setError(null);
-    switchStream(p.hls, el, source, p.events);
+    resumeWhenLoaded(p.hls, p.events, el, playbackOf(el));
+    p.hls.loadSource(source);
   }, [source, key]);
 
   return (
