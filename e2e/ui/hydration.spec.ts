@@ -139,3 +139,17 @@ test("every page loads free of hydration and console errors in other time zones 
   }
   expect(failures, "console errors of directly loaded pages").toEqual({});
 });
+
+test("the app has its own icon: /favicon.ico answers an icon, fetched from nowhere else", async ({ page }) => {
+  const icon = await page.request.get("/favicon.ico");
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toBe("image/x-icon");
+  // An ICO file: reserved 0, type 1 (icon), at least one image.
+  const bytes = await icon.body();
+  expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2)]).toEqual([0, 1]);
+  expect(bytes.readUInt16LE(4)).toBeGreaterThan(0);
+  await page.goto(`/w/${slug}/boards`);
+  const links = await page.locator('link[rel~="icon"]').evaluateAll((els) => els.map((el) => new URL((el as HTMLLinkElement).href).origin));
+  expect(links.length).toBeGreaterThan(0);
+  for (const origin of links) expect(origin).toBe(new URL(page.url()).origin);
+});
