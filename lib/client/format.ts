@@ -13,18 +13,33 @@ export function formatBytes(bytes: number | null | undefined): string {
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
 }
 
-const dateTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
-
-export function formatDate(iso: string | null | undefined): string {
+/**
+ * A date and time in the viewer's own locale and time zone (the browser's defaults). Differs
+ * between the server and each browser, so it is only ever rendered after hydration (LocalTime).
+ */
+export function formatDate(iso: string | null | undefined, options: { locale?: string; timeZone?: string } = {}): string {
   if (!iso) return "—";
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(options.locale, { dateStyle: "medium", timeStyle: "short", timeZone: options.timeZone }).format(d);
 }
 
-/** "3 days ago" style age, for scanning a list; the exact time goes in a title/tooltip. */
-export function formatAge(iso: string, now = Date.now()): string {
+/**
+ * The same instant in a form that is identical on every machine whatever its locale and time
+ * zone ("2026-11-28 19:20 UTC"): what the server renders and hydration expects, before the
+ * browser replaces it with the viewer's local form.
+ */
+export function formatStableDate(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** "3 days ago" style age in the viewer's locale, for scanning a list; the exact time goes in a title/tooltip. */
+export function formatAge(iso: string, now: number, locale?: string): string {
   const seconds = Math.round((now - Date.parse(iso)) / 1000);
-  const rtf = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+  if (!Number.isFinite(seconds)) return iso;
+  const rtf = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
   const steps: [number, Intl.RelativeTimeFormatUnit][] = [
     [60, "second"],
     [3600, "minute"],
@@ -38,7 +53,7 @@ export function formatAge(iso: string, now = Date.now()): string {
     if (Math.abs(seconds) < limit) return rtf.format(-Math.round(seconds / unitSeconds), unit);
     unitSeconds = limit;
   }
-  return formatDate(iso);
+  return formatDate(iso, { locale });
 }
 
 export const mediaFamily = (mediaType: string): "image" | "video" | "audio" | "other" => {

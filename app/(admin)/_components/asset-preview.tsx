@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRef } from "react";
 import { Alert } from "@/app/_components/ui/alert";
 import { Button } from "@/app/_components/ui/button";
 import { Spinner } from "@/app/_components/ui/empty-state";
@@ -10,7 +11,7 @@ import { headMedia, mediaFamily } from "@/lib/client/format";
 import { keys } from "@/lib/client/queries";
 import type { Asset, Workspace } from "@/lib/client/types";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
-import { HlsPlayer } from "./hls-player";
+import { HlsPlayer, type Playback } from "./hls-player";
 
 const STAGE: Record<string, string> = {
   none: "Waiting for the encode to start",
@@ -64,6 +65,8 @@ function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asse
 /** What the asset is: the image, the video (player or processing state), audio, or a download. */
 export function AssetPreview({ slug, asset, workspace, playerToken }: { slug: string; asset: Asset; workspace: Workspace | undefined; playerToken: string | null }) {
   const family = mediaFamily(asset.media_type);
+  // Where the viewer was in the last stream shown here, for the player of the next head (hls-player.tsx).
+  const lastPlayback = useRef<Playback | null>(null);
   const display = headMedia(asset.display_url, asset.md5);
   const poster = asset.thumbnails.length ? display : undefined;
   if (family === "image") {
@@ -72,7 +75,14 @@ export function AssetPreview({ slug, asset, workspace, playerToken }: { slug: st
   }
   if (family === "video") {
     return asset.stream_url ? (
-      <HlsPlayer src={asset.stream_url} token={playerToken} poster={poster} title={asset.title} />
+      <HlsPlayer
+        src={asset.stream_url}
+        token={playerToken}
+        poster={poster}
+        title={asset.title}
+        revision={asset.md5}
+        handoff={lastPlayback}
+      />
     ) : (
       <VideoProcessing slug={slug} asset={asset} workspace={workspace} />
     );

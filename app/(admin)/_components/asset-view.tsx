@@ -9,9 +9,10 @@ import { Badge } from "@/app/_components/ui/badge";
 import { Button } from "@/app/_components/ui/button";
 import { Dialog } from "@/app/_components/ui/dialog";
 import { Spinner } from "@/app/_components/ui/empty-state";
+import { LocalTime } from "@/app/_components/ui/local-time";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
-import { formatBytes, formatDate } from "@/lib/client/format";
+import { formatBytes } from "@/lib/client/format";
 import { useLiveConnected } from "@/lib/client/live-updates";
 import { assetIsSettling, assetQuery, keys, workspaceQuery } from "@/lib/client/queries";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
@@ -28,7 +29,8 @@ import { VersionTimeline } from "./version-timeline";
 const FALLBACK_POLL_MS = 15_000;
 
 /** The asset page: preview or player, details, new versions, and the version timeline. */
-export function AssetView({ slug, token, playerToken }: { slug: string; token: string; playerToken: string | null }) {
+/** `tokenNames`: the workspace's API token names by prefix, so the timeline names who wrote each version. */
+export function AssetView({ slug, token, playerToken, tokenNames = {} }: { slug: string; token: string; playerToken: string | null; tokenNames?: Record<string, string> }) {
   const qc = useQueryClient();
   const router = useRouter();
   const { data: ws } = useQuery(workspaceQuery(slug));
@@ -98,9 +100,13 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
             <dt className="text-neutral-500">MD5</dt>
             <dd className="break-all font-mono text-xs">{asset.md5}</dd>
             <dt className="text-neutral-500">Created</dt>
-            <dd>{formatDate(asset.created_at)}</dd>
+            <dd>
+              <LocalTime iso={asset.created_at} />
+            </dd>
             <dt className="text-neutral-500">Updated</dt>
-            <dd>{formatDate(asset.updated_at)}</dd>
+            <dd>
+              <LocalTime iso={asset.updated_at} />
+            </dd>
           </dl>
           {workspace?.versioning !== false && workspace && canWrite ? (
             <details className="rounded-lg border border-neutral-200 bg-white p-4">
@@ -120,7 +126,7 @@ export function AssetView({ slug, token, playerToken }: { slug: string; token: s
           <MetadataForm key={asset.head_version_number} slug={slug} asset={asset} versioning={workspace?.versioning ?? false} onSaved={setSaved} />
         </section>
       </div>
-      <VersionTimeline slug={slug} asset={asset} workspace={workspace} />
+      <VersionTimeline slug={slug} asset={asset} workspace={workspace} tokenNames={tokenNames} />
       <Dialog open={confirmDelete} onClose={() => setConfirmDelete(false)} title="Delete this asset?">
         <p className="text-sm text-neutral-700">The asset and its whole version history are deleted. Links to it stop working.</p>
         {remove.isError ? <Alert>{describeError(remove.error)}</Alert> : null}

@@ -7,6 +7,7 @@ import { Badge } from "@/app/_components/ui/badge";
 import { Button } from "@/app/_components/ui/button";
 import { Spinner } from "@/app/_components/ui/empty-state";
 import { SelectField, TextField } from "@/app/_components/ui/field";
+import { LocalTime } from "@/app/_components/ui/local-time";
 import { api } from "@/lib/client/api";
 import { describeError, isCode } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
@@ -44,7 +45,7 @@ function Deliveries({ slug, trigger }: { slug: string; trigger: Trigger }) {
         <tbody>
           {log.data.data.map((d) => (
             <tr key={d.id} className="border-t border-neutral-100">
-              <td className="py-1 pr-2">{formatDate(d.created_at)}</td>
+              <td className="py-1 pr-2"><LocalTime iso={d.created_at} /></td>
               <td className="py-1 pr-2">{d.event}</td>
               <td className="py-1 pr-2">{d.attempt}</td>
               <td className="py-1 pr-2">{d.status}</td>
@@ -77,7 +78,7 @@ function TriggerRow({ slug, trigger }: { slug: string; trigger: Trigger }) {
         <Badge tone="blue">{trigger.hook}</Badge>
         <span className="min-w-0 flex-1 truncate font-mono text-sm" title={trigger.hook_url}>{trigger.hook_url}</span>
         <Badge tone={status === "active" ? "green" : "red"} title={`Expires ${formatDate(trigger.expiration_date)}`}>
-          {status === "active" ? `active until ${formatDate(trigger.expiration_date)}` : status}
+          {status === "active" ? <>active until <LocalTime iso={trigger.expiration_date} /></> : status}
         </Badge>
       </div>
       <p className="text-xs text-neutral-500">Board {trigger.collection_token} and its sub-boards</p>

@@ -20,7 +20,17 @@ export type UploadDashboardProps = {
   height?: number;
 };
 
-/** Uppy's Dashboard (drag and drop, progress bars, retry) on Easel's uploaders; browser-only. */
+/**
+ * The Dashboard's height while it lists files: its header and status bar, and one row of file
+ * tiles whole (Uppy draws each 190-215 px high, preview above name and size, with its margins).
+ * Less than this cuts every tile's name and size off in the list's scrolling box.
+ */
+const HEIGHT_WITH_FILES = 380;
+
+/**
+ * Uppy's Dashboard (drag and drop, progress bars, retry) on Easel's uploaders; browser-only.
+ * `height` is the empty drop area's; it grows to HEIGHT_WITH_FILES while files are listed.
+ */
 export default function UploadDashboard({ slug, storageKind, target, targetKey, onAsset, single, note, height = 320 }: UploadDashboardProps) {
   const mount = useRef<HTMLDivElement>(null);
   const latest = useRef({ onAsset, target });
@@ -44,7 +54,19 @@ export default function UploadDashboard({ slug, storageKind, target, targetKey, 
       doneButtonHandler: () => uppy.clear(),
       theme: "auto",
     });
-    return () => uppy.destroy();
+    const dashboard = uppy.getPlugin("Dashboard");
+    let shown = height;
+    const fitFiles = () => {
+      const wanted = uppy.getFiles().length > 0 ? Math.max(height, HEIGHT_WITH_FILES) : height;
+      if (wanted === shown) return;
+      shown = wanted;
+      dashboard?.setOptions({ height: wanted });
+    };
+    uppy.on("state-update", fitFiles);
+    return () => {
+      uppy.off("state-update", fitFiles);
+      uppy.destroy();
+    };
     // The target object is read through `latest`; targetKey says when it really changed.
   }, [slug, storageKind, single, targetKey, note, height]);
 

@@ -1,3 +1,4 @@
+import { describeCreator } from "@/lib/client/creator";
 import { headMedia } from "@/lib/client/format";
 import type { Asset, Thumbnail, Version } from "@/lib/client/types";
 
@@ -11,6 +12,7 @@ export type Entry = {
   mediaType: string | null;
   size: number | null;
   md5: string | null;
+  /** Who made it, for people: an email, a token's name, or a board access link. */
   author: string | null;
   at: string;
   revertable: boolean;
@@ -40,7 +42,7 @@ export function headEntry(asset: Asset): Entry {
   };
 }
 
-export function versionEntry(v: Version): Entry {
+export function versionEntry(v: Version, tokenNames: Record<string, string> = {}): Entry {
   return {
     number: v.version_number,
     isHead: false,
@@ -50,7 +52,7 @@ export function versionEntry(v: Version): Entry {
     mediaType: v.media_type ?? null,
     size: v.size ?? null,
     md5: v.md5 ?? null,
-    author: v.created_by_token ?? null,
+    author: describeCreator(v.created_by_token, tokenNames),
     at: v.created_at,
     revertable: v.revertable,
     thumbnails: v.thumbnails ?? [],

@@ -8,9 +8,10 @@ import { Button } from "@/app/_components/ui/button";
 import { Dialog } from "@/app/_components/ui/dialog";
 import { Spinner } from "@/app/_components/ui/empty-state";
 import { TextArea } from "@/app/_components/ui/field";
+import { LocalTime } from "@/app/_components/ui/local-time";
 import { api } from "@/lib/client/api";
 import { describeError } from "@/lib/client/errors";
-import { formatAge, formatBytes, formatDate, revertWindowLabel } from "@/lib/client/format";
+import { formatBytes, revertWindowLabel } from "@/lib/client/format";
 import { keys, versionsQuery } from "@/lib/client/queries";
 import type { Asset, Workspace } from "@/lib/client/types";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
@@ -77,8 +78,8 @@ function Row({ entry, slug, asset, workspace, selected, onSelect, onRevert }: {
         )}
         <p className="text-xs text-neutral-600">
           {entry.title ? <span>{entry.title} · </span> : null}
-          {formatBytes(entry.size)} · <time dateTime={entry.at} title={formatDate(entry.at)}>{formatAge(entry.at)}</time>
-          {entry.author ? <span> · by {entry.author}</span> : null}
+          {formatBytes(entry.size)} · <LocalTime iso={entry.at} relative />
+          {entry.author ? <span data-testid="version-author"> · by {entry.author}</span> : null}
         </p>
       </div>
       <div className="flex shrink-0 flex-col items-end gap-2">
@@ -111,7 +112,7 @@ function moveBetweenVersions(e: KeyboardEvent<HTMLOListElement>) {
  * Version history, newest first, with the live head on top. Revert (with an optional comment,
  * after a confirmation), inline comment edits, and a side-by-side compare of any two states.
  */
-export function VersionTimeline({ slug, asset, workspace }: { slug: string; asset: Asset; workspace: Workspace | undefined }) {
+export function VersionTimeline({ slug, asset, workspace, tokenNames = {} }: { slug: string; asset: Asset; workspace: Workspace | undefined; tokenNames?: Record<string, string> }) {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
   const versions = useQuery(versionsQuery(slug, asset.token, page));
@@ -131,7 +132,7 @@ export function VersionTimeline({ slug, asset, workspace }: { slug: string; asse
   });
 
   const head = headEntry(asset);
-  const stored = versions.data?.data.map(versionEntry) ?? [];
+  const stored = versions.data?.data.map((v) => versionEntry(v, tokenNames)) ?? [];
   const entries = page === 1 ? [head, ...stored] : stored;
   const byNumber = new Map([head, ...stored].map((e) => [e.number, e]));
   const compared = selected.map((n) => byNumber.get(n)).filter((e): e is Entry => !!e).sort((a, b) => a.number - b.number);

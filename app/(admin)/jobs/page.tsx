@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/app/_components/ui/badge";
 import { EmptyState } from "@/app/_components/ui/empty-state";
-import { formatDate } from "@/lib/client/format";
+import { LocalTime } from "@/app/_components/ui/local-time";
 import type { JobRunStatus } from "@/lib/db/schema/jobs";
 import { getDeps } from "@/lib/deps";
 import { listRuns } from "@/lib/jobs/runs";
@@ -54,8 +54,8 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
                   <td className="px-3 py-2"><Badge tone={TONE[r.status]}>{r.status}</Badge></td>
                   <td className="px-3 py-2">{r.attempt}</td>
                   <td className="max-w-xs truncate px-3 py-2 text-xs text-red-800" title={r.last_error ?? undefined}>{r.last_error ?? ""}</td>
-                  <td className="px-3 py-2 text-xs">{formatDate(r.started_at)}</td>
-                  <td className="px-3 py-2 text-xs">{formatDate(r.ended_at)}</td>
+                  <td className="px-3 py-2 text-xs"><LocalTime iso={r.started_at} /></td>
+                  <td className="px-3 py-2 text-xs"><LocalTime iso={r.ended_at} /></td>
                 </tr>
               ))}
             </tbody>

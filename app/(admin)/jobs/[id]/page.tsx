@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Badge } from "@/app/_components/ui/badge";
-import { formatDate } from "@/lib/client/format";
+import { LocalTime } from "@/app/_components/ui/local-time";
 import { getDeps } from "@/lib/deps";
 import { getRun } from "@/lib/jobs/runs";
 import { RefreshWhileVisible } from "../../_components/refresh-while-visible";
@@ -25,8 +25,8 @@ export default async function JobRunPage({ params }: { params: Promise<{ id: str
       <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-1 text-sm">
         <dt className="text-neutral-500">Run</dt><dd className="font-mono text-xs">{run.id}</dd>
         <dt className="text-neutral-500">Event</dt><dd className="font-mono text-xs">{run.event_name ?? "—"}</dd>
-        <dt className="text-neutral-500">Created</dt><dd>{formatDate(run.created_at)}</dd>
-        <dt className="text-neutral-500">Ended</dt><dd>{formatDate(run.ended_at)}</dd>
+        <dt className="text-neutral-500">Created</dt><dd><LocalTime iso={run.created_at} /></dd>
+        <dt className="text-neutral-500">Ended</dt><dd><LocalTime iso={run.ended_at} /></dd>
         <dt className="text-neutral-500">Last error</dt><dd className="text-red-800">{run.last_error ?? "—"}</dd>
       </dl>
       <section className="space-y-2">
@@ -34,7 +34,7 @@ export default async function JobRunPage({ params }: { params: Promise<{ id: str
         <ol className="list-decimal space-y-1 pl-6 text-sm">
           {run.steps.map((s) => (
             <li key={s.seq}>
-              <span className="font-mono">{s.name}</span> {s.ok ? <Badge tone="green">ok</Badge> : <Badge tone="red">error</Badge>} <span className="text-xs text-neutral-500">{formatDate(s.at)}</span>
+              <span className="font-mono">{s.name}</span> {s.ok ? <Badge tone="green">ok</Badge> : <Badge tone="red">error</Badge>} <span className="text-xs text-neutral-500"><LocalTime iso={s.at} /></span>
             </li>
           ))}
           {run.steps.length === 0 ? <li className="list-none text-neutral-500">No steps recorded.</li> : null}
@@ -45,7 +45,7 @@ export default async function JobRunPage({ params }: { params: Promise<{ id: str
         <ul className="space-y-1 text-sm">
           {run.calls.map((c, i) => (
             <li key={i} className="font-mono text-xs">
-              {formatDate(c.started_at)} · HTTP {c.status} · {c.outcome} · {c.duration_ms} ms{c.error ? ` · ${c.error}` : ""}
+              <LocalTime iso={c.started_at} /> · HTTP {c.status} · {c.outcome} · {c.duration_ms} ms{c.error ? ` · ${c.error}` : ""}
             </li>
           ))}
         </ul>

@@ -4,6 +4,7 @@ import { createBoardToken } from "@/lib/access-tokens/create-board-token";
 import { AssetView } from "../../../../_components/asset-view";
 import { dehydrated, prefetchAsset, workspaceContext } from "../../../../_lib/prefetch";
 import { requireSession } from "../../../../_lib/session";
+import { tokenNamesByPrefix } from "../../../../_lib/token-names";
 
 export const metadata = { title: "Asset" };
 
@@ -20,9 +21,10 @@ export default async function AssetPage({ params }: { params: Promise<{ slug: st
   // asset; without a board it falls back to the stream's own signed link.
   const board = asset.media_type.startsWith("video/") ? asset.boards[0] : undefined;
   const player = board ? await createBoardToken(ctx.deps, { workspace: ctx.workspace, boardToken: board, expiresIn: PLAYER_TOKEN_SECONDS, forUser: ctx.principal.userId }) : null;
+  const tokenNames = await tokenNamesByPrefix(ctx.deps.db, ctx.workspace);
   return (
     <HydrationBoundary state={dehydrated(ctx.qc)}>
-      <AssetView slug={slug} token={token} playerToken={player?.access_token ?? null} />
+      <AssetView slug={slug} token={token} playerToken={player?.access_token ?? null} tokenNames={tokenNames} />
     </HydrationBoundary>
   );
 }
