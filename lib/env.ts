@@ -38,6 +38,8 @@ const proxyHops = z
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   EASEL_DATA_DIR: z.string().default("./.data"),
+  /** "off": the embedded database is migrated without the automatic backup first (docs/upgrading.md). */
+  EASEL_UPGRADE_BACKUP: z.enum(["on", "off"]).default("on"),
   EASEL_PUBLIC_URL: z.url().optional(),
   /** A separate origin for user content (e.g. https://media.example.net): every media and storage URL handed out uses it (contract §12, docs/security.md). */
   EASEL_MEDIA_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),

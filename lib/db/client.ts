@@ -93,7 +93,7 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string; role
   }
   const db = drizzlePglite(embedded.pg, { schema });
   await releaseBackupLeftovers(opts.dataDir);
-  await migratePgliteDb(db as never);
+  await migratePgliteDb(db as never, { dataDir: opts.dataDir });
   // Once the frames that opened and migrated it have returned, their garbage is unreachable.
   setTimeout(collectStartupGarbage, 1000).unref();
   await embedded.serve();
