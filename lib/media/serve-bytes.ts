@@ -1,7 +1,7 @@
+import { entityTag, matchesIfNoneMatch } from "../http/entity-tag";
 import { errorResponse } from "../http/envelope";
 import { parseRange } from "../http/range";
 import type { StorageDriver } from "../storage/types";
-import { entityTag, matchesIfNoneMatch } from "./entity-tag";
 
 /**
  * A stored file of an asset, whole or one byte range. The Range header is read as the embedded

@@ -1,8 +1,8 @@
+import { entityTag, matchesIfNoneMatch } from "../http/entity-tag";
 import { errorResponse } from "../http/envelope";
 import { storedBytesHeaders } from "../http/stored-bytes";
 import type { StorageDriver } from "../storage/types";
 import { authorizePlaylist } from "./authorize-playlist";
-import { entityTag, matchesIfNoneMatch } from "./entity-tag";
 import type { StreamFileTarget } from "./stream-files";
 
 /** The part of the request's query that authorised it (a signed link's exp and sig, or a board token). */

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 
 /**
- * A strong ETag over everything that makes one answer of a media link differ from another: the
+ * A strong ETag over everything that makes one answer differ from another: for a media link, the
  * stored object's own digest and the headers that say how to read it (type, disposition), so a
  * new version with the same bytes but another type is not taken for the old answer.
  */
