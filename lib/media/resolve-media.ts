@@ -3,7 +3,7 @@ import { assets, assetVersions, workspaces, type Asset, type Thumbnail, type Wor
 import type { Deps } from "../deps";
 import { isGatedPlan, isRevertable } from "../versions/plans";
 import type { MediaKind } from "./links";
-import { streamFileKey } from "./stream-files";
+import { streamFileKey, type StreamFileTarget } from "./stream-files";
 
 export type MediaRequest = { assetToken: string; version: number | null; kind: MediaKind; preview: boolean; rest: string[] };
 
@@ -23,7 +23,7 @@ export function parseMediaPath(segments: string[]): MediaRequest | null {
 }
 
 /** `stream`: a file of the asset's HLS stream (`master`: the master playlist itself). */
-export type StreamFile = { master: boolean; playlist: boolean };
+export type StreamFile = Omit<StreamFileTarget, "key" | "contentType">;
 
 export type MediaTarget =
   | { asset: Asset; workspace: Workspace; key: string; contentType: string; preview: boolean; stream?: StreamFile }
@@ -45,7 +45,7 @@ export async function resolveMedia(deps: Deps, req: MediaRequest): Promise<Media
   if (req.kind === "stream") {
     // Only the head has a stream, and only once an encode of its current bytes was published.
     const file = req.version === null && !req.preview && asset.encodeStatus === "ready" ? streamFileKey(asset.streamKey, req.rest) : null;
-    return file ? { asset, workspace, key: file.key, contentType: file.contentType, preview: false, stream: file } : { missing: true, asset, workspace };
+    return file ? { asset, workspace, key: file.key, contentType: file.contentType, preview: false, stream: { master: file.master, playlist: file.playlist, immutable: file.immutable, run: file.run } } : { missing: true, asset, workspace };
   }
   let content = { storageKey: asset.storageKey, mediaType: asset.mediaType, thumbnails: asset.thumbnails };
   let withheld = false;

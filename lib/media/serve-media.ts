@@ -11,19 +11,26 @@ import { renderPreview } from "./thumbnails";
 
 const forbidden = () => errorResponse("unauthenticated", "This media link is expired or invalid");
 
-/** GET /media/…: streams an asset's original, thumbnails, previews or HLS stream files, with Range support. */
+/**
+ * GET /media/…: streams an asset's original, thumbnails, previews or HLS stream files, with Range support.
+ * Caching (contract §14): a link the API hands out names the asset, not its bytes, and serves
+ * the new content after a version write or revert, so its answers are `no-cache` with a strong
+ * ETag (every use revalidates; an unchanged answer costs one 304). Only stream files under an
+ * encode run's URL may be kept (lib/media/stream-files.ts).
+ */
 export async function serveMedia(deps: Deps, request: Request, segments: string[]): Promise<Response> {
   try {
     const parsed = parseMediaPath(segments);
     if (!parsed) return errorResponse("route_not_found", "No such media");
     const target = await resolveMedia(deps, parsed);
     if ("missing" in target) {
-      if (target.asset && target.workspace && !(await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
+      if (target.asset && target.workspace && (await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace)) === null) return forbidden();
       return errorResponse("asset_not_found", "No such media for this asset");
     }
-    if (!(await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace))) return forbidden();
+    const authorisedUntil = await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace);
+    if (authorisedUntil === null) return forbidden();
     const storage = workspaceStorage(deps, target.workspace);
-    const cacheControl = target.stream ? streamCacheControl(target.stream) : "private, max-age=60";
+    const cacheControl = target.stream ? streamCacheControl(target.stream, authorisedUntil, deps.clock().getTime()) : "no-cache";
     // Media links are capability URLs: the signature or board token in the URL is the whole
     // authorisation and no cookie is ever read, so letting any origin read the answer (players and
     // apps on other sites) gives a page nothing its holder of the URL did not already have.
@@ -35,11 +42,10 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
         const source = Buffer.from(await new Response(await storage.read(target.key)).arrayBuffer());
         await storage.write(previewKey, await renderPreview(source), "image/jpeg");
       }
-      return new Response(await storage.read(previewKey), { headers });
+      return await serveBytes(storage, previewKey, request, headers);
     }
     return await serveBytes(storage, target.key, request, headers);
   } catch (err) {
     return toErrorResponse(err, request);
   }
 }
-

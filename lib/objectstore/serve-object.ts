@@ -50,9 +50,12 @@ export async function serveObject(req: Request, url: URL, record: ObjectRecord, 
   }
   applyStoredBytesHeaders(headers, headers.get("content-type"), headers.get("content-disposition"));
   // Stored bytes go out as stored: no transparent compression by the server or a proxy, which
-  // would change the length, break byte ranges and make Content-MD5 wrong.
-  const cacheControl = headers.get("cache-control");
-  if (!cacheControl?.includes("no-transform")) headers.set("cache-control", cacheControl ? `${cacheControl}, no-transform` : "no-transform");
+  // would change the length, break byte ranges and make Content-MD5 wrong. With no Cache-Control
+  // stored or asked for, caches revalidate (by ETag) rather than guess a lifetime from
+  // Last-Modified: a key's bytes may change until its upload completes (lease files always do),
+  // and a cached answer must never be stale content (contract §14).
+  const cacheControl = headers.get("cache-control") ?? "no-cache";
+  if (!cacheControl.includes("no-transform")) headers.set("cache-control", `${cacheControl}, no-transform`);
 
   const verdict = evaluateConditions((name) => req.headers.get(name), record, opts.now);
   if (verdict === "precondition_failed") throw opts.preconditionError();

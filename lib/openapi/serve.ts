@@ -9,11 +9,13 @@ import { openApiDocument } from "./document";
  * GET /v1/openapi.json: public, like a 404 or 405 of the API it is counted against the client
  * address (the RateLimit-* headers every /v1 answer carries) but never refused, and it names the
  * origin the client reached as its server, so generated clients and try-it tools work behind a proxy.
+ * It changes with each release and with that origin under one URL, so no cache may keep it
+ * unchecked (`no-cache`; contract §14).
  */
 export async function serveOpenApi(req: Request): Promise<Response> {
   let response: Response;
   try {
-    response = Response.json(openApiDocument({ serverUrl: publicBaseUrl(req) }), { headers: { "Cache-Control": "public, max-age=300" } });
+    response = Response.json(openApiDocument({ serverUrl: publicBaseUrl(req) }), { headers: { "Cache-Control": "no-cache" } });
   } catch (err) {
     response = toErrorResponse(err, req);
   }

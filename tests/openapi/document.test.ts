@@ -142,6 +142,8 @@ describe("GET /v1/openapi.json", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    // One URL, a document that changes with the release and the origin: caches must ask each time.
+    expect(res.headers.get("cache-control")).toBe("no-cache");
     expect(res.body).toEqual({ ...JSON.parse(JSON.stringify(doc)), servers: [{ url: "https://assets.example.com" }] });
   });
 

@@ -249,11 +249,14 @@ describe("HLS files", () => {
     const boardToken = await newBoardToken(deps.db, ws.s3, board.s3.token);
     const base = `${server.origin}/media/${asset.token}/stream`;
     const master = await expectServed(`${base}?token=${boardToken}`, { type: "application/vnd.apple.mpegurl", inline: true });
-    expect(master.body.toString()).toContain(`stream/360p/index.m3u8?token=${boardToken}`);
-    await expectServed(`${base}/360p/index.m3u8?token=${boardToken}`, { type: "application/vnd.apple.mpegurl", inline: true });
-    // Segment types come from the file name, never from what was stored with them.
-    await expectServed(`${base}/360p/seg_00000.m4s?token=${boardToken}`, { type: "video/iso.segment", inline: true });
-    await expectServed(`${base}/360p/init.mp4?token=${boardToken}`, { type: "video/mp4", inline: true });
+    expect(master.body.toString()).toContain(`stream/run1/360p/index.m3u8?token=${boardToken}`);
+    // The run's URLs (what the master names) and the older run-less ones alike.
+    for (const folder of [`${base}/run1/360p`, `${base}/360p`]) {
+      await expectServed(`${folder}/index.m3u8?token=${boardToken}`, { type: "application/vnd.apple.mpegurl", inline: true });
+      // Segment types come from the file name, never from what was stored with them.
+      await expectServed(`${folder}/seg_00000.m4s?token=${boardToken}`, { type: "video/iso.segment", inline: true });
+      await expectServed(`${folder}/init.mp4?token=${boardToken}`, { type: "video/mp4", inline: true });
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "../../lib/db/schema";
 import { parseMediaPlaylist } from "../../lib/encode/playlists";
 import { assetChanged, encodeVideoRequested } from "../../lib/jobs/events";
+import { streamRunOf } from "../../lib/media/stream-files";
 import { newApiToken, newBoard, newBoardToken, newWorkspace } from "../helpers/factories";
 import { uploadAsset } from "../helpers/uploads";
 import { revert, writeBytes } from "../helpers/versions";
@@ -42,12 +43,14 @@ async function walkStream(streamUrl: string) {
     const playlistUrl = new URL(v.uri, streamUrl).href;
     const res = await fetchMedia(deps, playlistUrl);
     expect(res.status, playlistUrl).toBe(200);
-    expect(res.headers.get("cache-control")).toContain("immutable");
+    // Playlists follow the head; the files they name sit under the encode run's URL and never change.
+    expect(res.headers.get("cache-control")).toBe("no-cache");
     const playlist = parseMediaPlaylist(await res.text());
     const files = [playlist.map!, ...playlist.segments.map((s) => s.uri)].map((u) => new URL(u, playlistUrl).href);
     for (const file of files) {
       const seg = await fetchMedia(deps, file);
       expect(seg.status, file).toBe(200);
+      expect(seg.headers.get("cache-control")).toMatch(/^max-age=\d+, immutable$/);
       expect(seg.headers.get("content-type")).toMatch(/^video\//);
       expect((await seg.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
@@ -95,7 +98,7 @@ describe("encode on upload (team plan)", () => {
     for (const v of variants) {
       expect(Number(v.attrs.BANDWIDTH)).toBeGreaterThan(10_000);
       expect(v.attrs.CODECS).toMatch(/^avc1\.64[0-9a-f]{4},mp4a\.40\.2$/);
-      expect(v.uri).toMatch(/^stream\/\d+p\/index\.m3u8\?exp=\d+&sig=/);
+      expect(v.uri).toMatch(/^stream\/[0-9A-Z]{26}\/\d+p\/index\.m3u8\?exp=\d+&sig=/);
     }
     // Every rendition is complete, 4 s segments, cut at the same instants (keyframes aligned).
     const durations = renditions.map((r) => r.playlist.segments.map((s) => s.duration));
@@ -110,7 +113,7 @@ describe("encode on upload (team plan)", () => {
     const boardToken = await newBoardToken(deps.db, ws, board.token);
     const streamUrl = `http://easel.test/media/${asset.token}/stream?token=${encodeURIComponent(boardToken)}`;
     const { variants, renditions } = await walkStream(streamUrl);
-    expect(variants[0].uri).toBe(`stream/180p/index.m3u8?token=${encodeURIComponent(boardToken)}`.replace(/%2E/g, "."));
+    expect(variants[0].uri).toBe(`stream/${streamRunOf((await assetRow(deps.db, asset.id)).streamKey!)}/180p/index.m3u8?token=${encodeURIComponent(boardToken)}`.replace(/%2E/g, "."));
     for (const r of renditions) for (const f of r.files) expect(new URL(f).searchParams.get("token")).toBe(boardToken);
 
     // No authorisation, another board's token, or a tampered signature: refused.
@@ -132,7 +135,7 @@ describe("encode on upload (team plan)", () => {
     await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready", "the encode");
     const streamUrl = (await getAsset(ws, token, asset.token)).body.data.stream_url as string;
     const master = await fetchMedia(deps, streamUrl);
-    expect(master.headers.get("cache-control")).toBe("private, no-cache");
+    expect(master.headers.get("cache-control")).toBe("no-cache");
     const etag = master.headers.get("etag")!;
     expect((await fetchMedia(deps, streamUrl, { "if-none-match": etag })).status).toBe(304);
     const { renditions } = await walkStream(streamUrl);
@@ -154,8 +157,11 @@ describe("encode on upload (team plan)", () => {
     const second = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "ready" && a.streamKey !== first.streamKey, "the re-encode");
     expect(second.streamKey!.startsWith(`${second.storageKey}.hls/`)).toBe(true);
     // The link handed out before names the asset: it now serves the new stream (no audio, 240p).
-    const { variants } = await walkStream(oldUrl);
+    const { variants, renditions } = await walkStream(oldUrl);
     expect(variants.map((v) => [v.attrs.RESOLUTION, v.attrs.CODECS.includes("mp4a")])).toEqual([["426x240", false]]);
+    // Under the new run's URLs: no URL of the first stream is reused for the new bytes.
+    expect(renditions[0].playlistUrl).toContain(`/stream/${streamRunOf(second.streamKey!)}/`);
+    expect(streamRunOf(second.streamKey!)).not.toBe(streamRunOf(first.streamKey!));
   });
 
   it("after a revert to other bytes (no processing runs), a read starts the encode of the restored video", { timeout: 120_000 }, async () => {
