@@ -1,5 +1,6 @@
 import { serverDb } from "./db";
 import { env } from "./env";
+import { originSettingsWarning } from "./http/request-origin";
 import { jobsMode } from "./jobs/mode";
 import { markExecutorRunning } from "./jobs/readiness";
 import { log } from "./log/logger.mjs";
@@ -13,6 +14,8 @@ import { onShutdown } from "./server/shutdown";
  * ffmpeg or ffprobe that is missing or does not run.
  */
 export async function boot() {
+  const originWarning = originSettingsWarning(env());
+  if (originWarning) log().warn({ component: "http" }, originWarning);
   try {
     const { driver } = await serverDb();
     log().info({ driver }, "database ready");
