@@ -33,33 +33,42 @@ const EXAMPLES = 20;
  */
 export async function makeDataDirPrivate(dataDir: string, self: number | undefined = process.getuid?.()): Promise<PrivacyReport> {
   const dir = path.resolve(dataDir);
-  const top = await fs.lstat(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT") return null;
-    throw err;
-  });
+  const top = await unlessGone(fs.lstat(dir));
   const report: PrivacyReport = { count: 0, examples: [] };
-  if (!top) return report;
+  if (top === GONE) return report;
   const visit = async (p: string, stat: Stats) => {
     if (self !== undefined && stat.uid !== self) throw new DataDirOwnerError(dir, stat.uid, self);
-    if (!stat.isSymbolicLink() && (stat.mode & SHARED_BITS) !== 0) {
-      await fs.chmod(p, stat.mode & 0o7700);
+    if (!stat.isSymbolicLink() && (stat.mode & SHARED_BITS) !== 0 && (await unlessGone(fs.chmod(p, stat.mode & 0o7700))) !== GONE) {
       report.count++;
       if (report.examples.length < EXAMPLES) report.examples.push({ path: path.relative(dir, p) || ".", mode: (stat.mode & 0o7777).toString(8).padStart(4, "0") });
     }
     if (!stat.isDirectory()) return;
     // One folder's names at a time: a store of millions of objects is walked in bounded memory.
-    for (const name of await fs.readdir(p)) {
+    const names = await unlessGone(fs.readdir(p));
+    if (names === GONE) return;
+    for (const name of names) {
       const child = path.join(p, name);
-      // Gone since the listing (another worker's temporary file): nothing left to protect.
-      const stat = await fs.lstat(child).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === "ENOENT") return null;
-        throw err;
-      });
-      if (stat) await visit(child, stat);
+      const childStat = await unlessGone(fs.lstat(child));
+      if (childStat !== GONE) await visit(child, childStat);
     }
   };
   await visit(dir, top);
   return report;
+}
+
+const GONE = Symbol("gone");
+
+/**
+ * An entry removed while the dir is walked (another worker's temporary file, a finished upload's
+ * part): nothing is left there to protect, so it is skipped rather than stopping the start.
+ */
+async function unlessGone<T>(op: Promise<T>): Promise<T | typeof GONE> {
+  try {
+    return await op;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return GONE;
+    throw err;
+  }
 }
 
 /**
