@@ -1,10 +1,12 @@
 // @ts-check
 
 /**
- * Headers for an HTML answer that left the app without the page headers of proxy.ts (contract
- * §12, "Pages"): Next.js's 404 page for a missing `/_next/static/*` file, or for any path proxy.ts
- * does not run on. Such a page was rendered without a nonce, so its policy allows no script at
- * all; it still shows, and it can be neither framed nor sniffed into something else.
+ * Headers for an answer that left the app without the page headers of proxy.ts (contract §12,
+ * "Pages"): an HTML page proxy.ts did not run on, or an error of a path it does not run on, such
+ * as Next.js's 404 for a missing `/_next/static/*` file (a `text/plain` "Not Found" in Next.js
+ * 16, which a sniffing browser could still take for a page). Such an answer carries no nonce, so
+ * its policy allows no script at all; it still shows, and it can be neither framed nor sniffed
+ * into something else.
  */
 export const FALLBACK_PAGE_HEADERS = Object.freeze({
   "content-security-policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -14,9 +16,10 @@ export const FALLBACK_PAGE_HEADERS = Object.freeze({
 });
 
 /**
- * Makes every HTML answer of `res` carry a Content-Security-Policy: when the app sends an HTML
- * answer without one, the fallback page headers are added before the head goes out (a header the
- * app did set is kept). Node writes the head through writeHead, also when the app only called
+ * Makes every HTML answer and every error of `res` carry a Content-Security-Policy: when the app
+ * sends one without a policy, the fallback page headers are added before the head goes out (a
+ * header the app did set is kept). Static files and other successful answers are left alone (a
+ * policy on a script would bind a worker made from it). Node writes the head through writeHead, also when the app only called
  * setHeader and write/end, so that is where it is checked.
  * @param {import("node:http").ServerResponse} res
  */
@@ -30,7 +33,9 @@ export function guardHtmlAnswers(res) {
       const key = Object.keys(given).find((k) => k.toLowerCase() === name);
       return key !== undefined ? given[key] : res.getHeader(name);
     };
-    if (/^\s*text\/html\b/i.test(String(headerOf("content-type") ?? "")) && headerOf("content-security-policy") === undefined) {
+    const status = typeof args[0] === "number" ? args[0] : res.statusCode;
+    const page = /^\s*text\/html\b/i.test(String(headerOf("content-type") ?? ""));
+    if ((page || status >= 400) && headerOf("content-security-policy") === undefined) {
       const missing = Object.entries(FALLBACK_PAGE_HEADERS).filter(([name]) => headerOf(name) === undefined);
       if (at === -1) for (const [name, value] of missing) res.setHeader(name, value);
       else args[at] = { ...given, ...Object.fromEntries(missing) };

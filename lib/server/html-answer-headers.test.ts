@@ -25,7 +25,15 @@ async function start() {
   server = createEaselServer(async (req, res) => {
     const path = req.url ?? "/";
     if (path.startsWith("/_next/static/")) {
-      // Next.js: setHeader, then end (the head goes out through the implicit writeHead).
+      // Next.js 16 (measured against `npm start`): a plain-text "Not Found", set by setHeader, then
+      // end (the head goes out through the implicit writeHead).
+      res.statusCode = 404;
+      res.setHeader("Content-Type", "text/plain; charset=utf-8");
+      res.end("Not Found");
+    } else if (path === "/static-ok.js") {
+      res.setHeader("Content-Type", "application/javascript; charset=utf-8");
+      res.end("export {}");
+    } else if (path === "/unknown-page") {
       res.statusCode = 404;
       res.setHeader("Content-Type", "text/html; charset=utf-8");
       res.end(NOT_FOUND_PAGE);
@@ -47,16 +55,18 @@ async function start() {
 const get = (port: number, path: string) => fetch(`http://127.0.0.1:${port}${path}`);
 
 describe("HTML answers without page headers", () => {
-  it("a 404 page of /_next/static gets a CSP without scripts, no framing, nosniff and no referrer", async () => {
+  it("the 404 of /_next/static and an HTML page without a policy get a CSP without scripts, no framing, nosniff and no referrer", async () => {
     const port = await start();
-    const res = await get(port, "/_next/static/chunks/nope.js");
-    expect(res.status).toBe(404);
-    expect(await res.text()).toBe(NOT_FOUND_PAGE);
-    for (const [name, value] of Object.entries(FALLBACK_PAGE_HEADERS)) expect(res.headers.get(name), name).toBe(value);
-    const csp = res.headers.get("content-security-policy")!;
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toContain("script-src");
+    for (const path of ["/_next/static/chunks/nope.js", "/unknown-page"]) {
+      const res = await get(port, path);
+      expect(res.status, path).toBe(404);
+      for (const [name, value] of Object.entries(FALLBACK_PAGE_HEADERS)) expect(res.headers.get(name), `${path} ${name}`).toBe(value);
+      const csp = res.headers.get("content-security-policy")!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain("script-src");
+    }
+    expect(await (await get(port, "/unknown-page")).text()).toBe(NOT_FOUND_PAGE);
   });
 
   it("headers given to writeHead count: the app's own X-Frame-Options stays, the missing ones are added", async () => {
@@ -67,12 +77,13 @@ describe("HTML answers without page headers", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
-  it("a page that has its policy keeps it; a JSON answer is left alone", async () => {
+  it("a page that has its policy keeps it; a static file that was found is left alone", async () => {
     const port = await start();
     const page = await get(port, "/page");
     expect(page.headers.get("content-security-policy")).toBe("script-src 'nonce-abc'");
     expect(page.headers.get("x-frame-options")).toBeNull();
-    const json = await get(port, "/v1/nothing");
-    expect(json.headers.get("content-security-policy")).toBeNull();
+    const script = await get(port, "/static-ok.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-security-policy")).toBeNull();
   });
 });
