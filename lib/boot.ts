@@ -1,5 +1,7 @@
 import { serverDb } from "./db";
+import { protectDataDirAtStart } from "./db/embedded/private-data-dir";
 import { env } from "./env";
+import { originSettingsWarning } from "./http/request-origin";
 import { jobsMode } from "./jobs/mode";
 import { markExecutorRunning } from "./jobs/readiness";
 import { log } from "./log/logger.mjs";
@@ -13,6 +15,9 @@ import { onShutdown } from "./server/shutdown";
  * ffmpeg or ffprobe that is missing or does not run.
  */
 export async function boot() {
+  const originWarning = originSettingsWarning(env());
+  if (originWarning) log().warn({ component: "http" }, originWarning);
+  await protectDataDir();
   try {
     const { driver } = await serverDb();
     log().info({ driver }, "database ready");
@@ -27,6 +32,16 @@ export async function boot() {
   });
   await startJobs();
   await startOutboxRelay();
+}
+
+/** A data dir of another user stops the start (lib/db/embedded/private-data-dir.ts). */
+async function protectDataDir() {
+  try {
+    await protectDataDirAtStart(env().dataDir);
+  } catch (err) {
+    log().fatal({ err, dir: env().dataDir }, `cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
 }
 
 /**

@@ -47,6 +47,20 @@ test.describe("signed out", () => {
     expect(again.headers()["content-security-policy"]).not.toContain(`'nonce-${nonce}'`);
   });
 
+  test("404s carry the page headers too: an unknown page, and a missing /_next/static file (which proxy.ts never sees; Next.js answers it in plain text)", async ({ request }) => {
+    for (const path of ["/no-such-page", "/_next/static/chunks/no-such-chunk.js", "/_next/static/no-such-build/_buildManifest.js"]) {
+      const res = await request.get(path);
+      expect(res.status(), path).toBe(404);
+      const h = res.headers();
+      const csp = directives(h["content-security-policy"] ?? "");
+      expect(csp.get("frame-ancestors"), path).toEqual(["'none'"]);
+      expect(csp.get("script-src") ?? csp.get("default-src"), path).not.toContain("'unsafe-inline'");
+      expect(h["x-frame-options"], path).toBe("DENY");
+      expect(h["x-content-type-options"], path).toBe("nosniff");
+      expect(h["referrer-policy"], path).toBe("no-referrer");
+    }
+  });
+
   test("a Server Function call nested deeper than 64 levels answers 400 invalid_json, not a 500", async ({ request }) => {
     // The sign-in form's action id, as the page hands it to the browser.
     const html = await (await request.get("/login")).text();

@@ -4,7 +4,7 @@ import { jobBaseUrl, jobMediaBaseUrl, mediaBaseUrl, publicBaseUrl } from "./base
 
 function useEnv(vars: Record<string, string>) {
   vi.unstubAllEnvs();
-  for (const name of ["EASEL_PUBLIC_URL", "EASEL_MEDIA_ORIGIN", "PORT"]) vi.stubEnv(name, vars[name]);
+  for (const name of ["EASEL_PUBLIC_URL", "EASEL_MEDIA_ORIGIN", "EASEL_TRUST_PROXY", "PORT"]) vi.stubEnv(name, vars[name]);
   resetEnvCache();
 }
 
@@ -18,6 +18,9 @@ const req = new Request("http://10.0.0.5:3000/v1/x", { headers: { host: "easel.e
 describe("origins of links", () => {
   it("without a media origin, media links use Easel's public origin (configured, else the request's)", () => {
     useEnv({ PORT: "4100" });
+    // The TLS proxy's X-Forwarded-Proto counts only when Easel is told a proxy stands in front.
+    expect(publicBaseUrl(req)).toBe("http://easel.example.com");
+    useEnv({ PORT: "4100", EASEL_TRUST_PROXY: "1" });
     expect([publicBaseUrl(req), mediaBaseUrl(req), jobMediaBaseUrl()]).toEqual(["https://easel.example.com", "https://easel.example.com", "http://127.0.0.1:4100"]);
     useEnv({ EASEL_PUBLIC_URL: "https://easel.example.com/" });
     expect([mediaBaseUrl(req), jobBaseUrl(), jobMediaBaseUrl()]).toEqual(["https://easel.example.com", "https://easel.example.com", "https://easel.example.com"]);

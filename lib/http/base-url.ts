@@ -1,19 +1,18 @@
 import { env } from "../env";
+import { requestOrigin } from "./request-origin";
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "");
 
 /**
  * The origin clients reach this server at, for absolute links to Easel itself (the OpenAPI
  * document's server, the sign-in origin check): EASEL_PUBLIC_URL when set (behind a proxy or
- * CDN), else the request's own host.
+ * CDN), else the origin the request reached (its own Host; X-Forwarded-Host and -Proto only behind
+ * EASEL_TRUST_PROXY: lib/http/request-origin.ts).
  */
 export function publicBaseUrl(req: Request): string {
   const configured = env().EASEL_PUBLIC_URL;
   if (configured) return withoutTrailingSlash(configured);
-  const url = new URL(req.url);
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? url.host;
-  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
-  return `${proto}://${host}`;
+  return requestOrigin(req);
 }
 
 /** The separate origin for user content (EASEL_MEDIA_ORIGIN), or null when none is configured. */

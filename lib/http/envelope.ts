@@ -8,8 +8,14 @@ export function errorBody(code: ErrorCode, message: string, extensions: Record<s
   return { errors: [{ message, extensions: { ...extensions, code } }] };
 }
 
+/**
+ * An error in the envelope. `nosniff` on every one: routes outside the API's header rules
+ * (/media, /storage) answer errors too, and a browser must read none of them as anything but JSON.
+ */
 export function errorResponse(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}, headers?: HeadersInit) {
-  return Response.json(errorBody(code, message, extensions), { status: ERROR_STATUS[code], headers });
+  const all = new Headers(headers);
+  all.set("X-Content-Type-Options", "nosniff");
+  return Response.json(errorBody(code, message, extensions), { status: ERROR_STATUS[code], headers: all });
 }
 
 /** A request id a client or proxy may choose (as Easel's server accepts it): printable, no spaces, bounded. */

@@ -75,11 +75,15 @@ describe("contentOrigins", () => {
 
 describe("servedOverHttps", () => {
   const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers: new Headers(headers) });
-  it("from the public URL, the request, or the TLS proxy's X-Forwarded-Proto", () => {
-    expect(servedOverHttps(req("http://localhost:3000/login"), baseEnv)).toBe(false);
-    expect(servedOverHttps(req("https://easel.example.net/login"), baseEnv)).toBe(true);
-    expect(servedOverHttps(req("http://10.0.0.5:3000/login", { "x-forwarded-proto": "https" }), baseEnv)).toBe(true);
-    expect(servedOverHttps(req("http://10.0.0.5:3000/login", { "x-forwarded-proto": "http" }), baseEnv)).toBe(false);
+  it("from the public URL, the request, or the X-Forwarded-Proto of a TLS proxy Easel trusts (EASEL_TRUST_PROXY)", () => {
+    const direct = { ...baseEnv, EASEL_TRUST_PROXY: 0 } as Env;
+    const proxied = { ...baseEnv, EASEL_TRUST_PROXY: 1 } as Env;
+    expect(servedOverHttps(req("http://localhost:3000/login"), direct)).toBe(false);
+    expect(servedOverHttps(req("https://easel.example.net/login"), direct)).toBe(true);
+    expect(servedOverHttps(req("http://10.0.0.5:3000/login", { "x-forwarded-proto": "https" }), proxied)).toBe(true);
+    expect(servedOverHttps(req("http://10.0.0.5:3000/login", { "x-forwarded-proto": "http" }), proxied)).toBe(false);
+    // Without a trusted proxy the header is anyone's to write.
+    expect(servedOverHttps(req("http://10.0.0.5:3000/login", { "x-forwarded-proto": "https" }), direct)).toBe(false);
     expect(servedOverHttps(req("http://10.0.0.5:3000/login"), { ...baseEnv, EASEL_PUBLIC_URL: "https://easel.example.net" } as Env)).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { env, type Env } from "../env";
+import { reachedOverHttps } from "./request-origin";
 
 /**
  * The headers of Easel's HTML pages (contract §12, "Pages"; docs/ui.md): a Content-Security-Policy
@@ -57,11 +58,10 @@ export function contentOrigins(e: Env = env()): string[] {
   return [...new Set(origins.filter((o): o is string => o !== null))];
 }
 
-/** Whether the page is served over https: the configured public URL says so, or the request (or the TLS proxy in front, X-Forwarded-Proto) came that way. */
+/** Whether the page is served over https: the configured public URL says so, or the request came that way (X-Forwarded-Proto of a TLS proxy counts only behind EASEL_TRUST_PROXY). */
 export function servedOverHttps(req: { url: string; headers: Headers }, e: Env = env()): boolean {
   if (e.EASEL_PUBLIC_URL?.startsWith("https:")) return true;
-  if (req.url.startsWith("https:")) return true;
-  return req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase() === "https";
+  return reachedOverHttps(req, e.EASEL_TRUST_PROXY);
 }
 
 /** The Content-Security-Policy of a page. */

@@ -9,3 +9,11 @@ import type { Workspace } from "../db/schema";
 export function mayWatchWorkspace(principal: SessionPrincipal, workspace: Workspace): boolean {
   return accessTo(principal, workspace.id, "read") === "allowed";
 }
+
+/**
+ * Whether their stream carries `delivery` messages, which name webhook triggers: only for people
+ * who may manage the triggers (contract §11: admins and owners), as the delivery logs are theirs.
+ */
+export function maySeeDeliveries(principal: SessionPrincipal, workspace: Workspace): boolean {
+  return accessTo(principal, workspace.id, "manage") === "allowed";
+}

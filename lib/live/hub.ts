@@ -1,15 +1,25 @@
 import type { Db } from "../db";
+import { newId } from "../jobs/executor/ids";
 import { log } from "../log/logger.mjs";
-import { cursorTime } from "./cursor";
+import { Cursor, cursorTime } from "./cursor";
 import { listenLive } from "./listen";
 import { AccessEnded, LiveMessage } from "./message";
 
 /** How many recent messages a node keeps for streams that reconnect (its catch-up window). */
 export const CATCH_UP_MESSAGES = 2_000;
 
+/**
+ * A cursor that names no message this node holds is read as a time: what the stream's workspace
+ * had since then, from this much earlier (a message's id is taken before its transaction commits,
+ * and nodes' clocks differ a little), is replayed. A change seen twice costs a page a refetch.
+ */
+export const CURSOR_MARGIN_MS = 5_000;
+
 export type LiveListener = {
   /** The signed-in person the stream is for. */
   userId: number;
+  /** Whether they may manage the workspace's webhook triggers (contract §11: admins and owners): only then do `delivery` messages reach them. */
+  seesDeliveries: boolean;
   deliver: (m: LiveMessage) => void;
   /** Messages may have been missed: the page refetches everything. */
   reset: () => void;
@@ -53,9 +63,20 @@ export class LiveHub {
     return this.stopped;
   }
 
-  /** The cursor of the newest message this node has seen (any workspace), for a stream that starts without one. */
-  get cursor(): string | undefined {
-    return this.recent[this.recent.length - 1]?.id;
+  /**
+   * Where a stream of one workspace resumes when nothing newer reaches it: the id of that
+   * workspace's newest message in the window, else a cursor of the present moment. Never another
+   * workspace's id: a stream's cursor must not show when other workspaces are busy.
+   */
+  cursorFor(workspaceId: number): string {
+    for (let i = this.recent.length - 1; i >= 0; i--) if (this.recent[i].workspaceId === workspaceId) return this.recent[i].id;
+    return newId();
+  }
+
+  /** Since when this node holds every message: its window's oldest when the window is full, else since it started listening. */
+  private windowFrom(): number {
+    const oldest = this.recent[0];
+    return oldest && this.recent.length >= CATCH_UP_MESSAGES ? cursorTime(oldest.id) : this.completeSince;
   }
 
   /**
@@ -63,15 +84,20 @@ export class LiveHub {
    * nothing falls between the catch-up and the live messages.
    */
   subscribe(workspaceId: number, listener: LiveListener, from?: From): { catchUp: CatchUp; unsubscribe: () => void } {
-    const mine = (ms: LiveMessage[]) => ms.filter((m) => m.workspaceId === workspaceId);
+    const mine = (ms: LiveMessage[]) => ms.filter((m) => m.workspaceId === workspaceId && listenerSees(listener, m));
+    const since = (ms: number): CatchUp => (ms < this.windowFrom() ? { reset: true } : { replay: mine(this.recent.filter((m) => cursorTime(m.id) >= ms)) });
     let catchUp: CatchUp = { replay: [] };
     if (from && "lastEventId" in from) {
       const at = this.recent.findIndex((m) => m.id === from.lastEventId);
-      catchUp = at === -1 ? { reset: true } : { replay: mine(this.recent.slice(at + 1)) };
+      if (at !== -1) catchUp = { replay: mine(this.recent.slice(at + 1)) };
+      else if (!Cursor.safeParse(from.lastEventId).success) catchUp = { reset: true };
+      else {
+        // A cursor of a quiet moment (cursorFor), or a message that left the window: read as a time.
+        const at = cursorTime(from.lastEventId);
+        catchUp = at < this.windowFrom() ? { reset: true } : since(Math.max(at - CURSOR_MARGIN_MS, this.windowFrom()));
+      }
     } else if (from && "since" in from) {
-      const oldest = this.recent[0];
-      const windowFrom = oldest && this.recent.length >= CATCH_UP_MESSAGES ? cursorTime(oldest.id) : this.completeSince;
-      catchUp = from.since < windowFrom ? { reset: true } : { replay: mine(this.recent.filter((m) => cursorTime(m.id) >= from.since)) };
+      catchUp = since(from.since);
     }
     let set = this.byWorkspace.get(workspaceId);
     if (!set) this.byWorkspace.set(workspaceId, (set = new Set()));
@@ -109,7 +135,7 @@ export class LiveHub {
     }
     this.recent.push(message);
     if (this.recent.length > CATCH_UP_MESSAGES) this.recent.splice(0, this.recent.length - CATCH_UP_MESSAGES);
-    for (const l of [...(this.byWorkspace.get(message.workspaceId) ?? [])]) l.deliver(message);
+    for (const l of [...(this.byWorkspace.get(message.workspaceId) ?? [])]) if (listenerSees(l, message)) l.deliver(message);
   }
 
   /** A person lost the workspace: their streams of it end now (not kept for catch-up, so a later stream of theirs is not ended by it). */
@@ -125,3 +151,6 @@ export class LiveHub {
     for (const set of this.byWorkspace.values()) for (const l of [...set]) l.reset();
   }
 }
+
+/** A `delivery` names a webhook trigger: only people who may manage triggers see it. */
+const listenerSees = (l: LiveListener, m: LiveMessage) => m.kind !== "delivery" || l.seesDeliveries;

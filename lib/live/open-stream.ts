@@ -3,7 +3,7 @@ import { isSameOriginRequest, sessionPrincipal } from "../auth/session-principal
 import type { Deps } from "../deps";
 import { DomainError, notFound } from "../errors";
 import { findWorkspaceBySlug } from "../workspaces/get-workspace";
-import { mayWatchWorkspace } from "./access";
+import { maySeeDeliveries, mayWatchWorkspace } from "./access";
 import { Cursor, parseSince } from "./cursor";
 import { changeFrame, heartbeatFrame, readyFrame, resetFrame, retryFrame } from "./frames";
 import { liveHub } from "./live-hub";
@@ -72,7 +72,13 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
       }
       const { catchUp, unsubscribe } = hub.subscribe(
         workspace.id,
-        { userId: principal.userId, deliver: (m) => send(changeFrame(m)), reset: () => send(resetFrame(hub.cursor)), close: () => end() },
+        {
+          userId: principal.userId,
+          seesDeliveries: maySeeDeliveries(principal, workspace),
+          deliver: (m) => send(changeFrame(m)),
+          reset: () => send(resetFrame(hub.cursorFor(workspace.id))),
+          close: () => end(),
+        },
         from,
       );
       const beat = setInterval(() => send(heartbeatFrame), opts.heartbeatMs ?? HEARTBEAT_MS);
@@ -87,9 +93,9 @@ export async function openLiveStream(deps: Deps, req: Request, slug: string, opt
         if (!cancelled) controller.close();
       };
       req.signal.addEventListener("abort", onAbort);
-      if ("reset" in catchUp) send(resetFrame(hub.cursor));
+      if ("reset" in catchUp) send(resetFrame(hub.cursorFor(workspace.id)));
       else {
-        send(readyFrame(catchUp.replay.length ? undefined : hub.cursor));
+        send(readyFrame(catchUp.replay.length ? undefined : hub.cursorFor(workspace.id)));
         for (const m of catchUp.replay) send(changeFrame(m));
       }
     },

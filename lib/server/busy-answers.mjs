@@ -18,7 +18,7 @@ const xmlText = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").repl
  * @param {string} [why] the message of the GCS and API answers (S3's SlowDown has its own)
  */
 export function answerBusy(res, path, why = "Too many connections from this client; retry after the time in Retry-After.") {
-  const headers = { "retry-after": String(BUSY_RETRY_AFTER_S), connection: "close", "cache-control": "no-store" };
+  const headers = { "retry-after": String(BUSY_RETRY_AFTER_S), connection: "close", "cache-control": "no-store", "x-content-type-options": "nosniff" };
   if (path.startsWith("/storage/s3/") || path === "/storage/s3") {
     const requestId = randomBytes(8).toString("hex").toUpperCase();
     const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><Resource>${xmlText(path.slice("/storage/s3".length) || "/")}</Resource><RequestId>${requestId}</RequestId></Error>`;

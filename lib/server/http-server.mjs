@@ -7,6 +7,7 @@ import { collectProcessMetrics, recordRequest, renderMetrics } from "../metrics/
 import { appRouteMatcher } from "../metrics/routes.mjs";
 import { answerBusy } from "./busy-answers.mjs";
 import { connectionsPerAddress, maxConnectionsPerAddressFromEnv } from "./connections-per-address.mjs";
+import { guardHtmlAnswers } from "./html-answer-headers.mjs";
 
 /** Where instrumentation publishes the routes answered before Next.js (lib/server/direct-routes.ts). */
 export const DIRECT_ROUTES = Symbol.for("easel.directRoutes");
@@ -280,6 +281,7 @@ export function createEaselServer(nextHandler, overrides = {}) {
     /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined} */
     const direct = /** @type {any} */ (globalThis)[DIRECT_ROUTES];
     if (direct?.(req, res)) return;
+    guardHtmlAnswers(res);
     nextHandler(req, res).catch((err) => {
       log().error({ err, method: req.method, route }, "request failed");
       if (!res.headersSent) res.writeHead(500);

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { z } from "zod";
 import * as accessTokensSchema from "../../app/v1/[slug]/access_tokens/schema";
 import * as assetSchema from "../../app/v1/[slug]/assets/[token]/schema";
@@ -8,6 +8,7 @@ import * as prepareSchema from "../../app/v1/[slug]/assets/upload_prepare/schema
 import * as boardsSchema from "../../app/v1/[slug]/boards/schema";
 import * as openapiRoute from "../../app/v1/openapi.json/route";
 import * as triggerSchema from "../../app/v1/trigger/schema";
+import { resetEnvCache } from "../../lib/env";
 import { ERROR_STATUS, type ErrorCode } from "../../lib/errors";
 import { openApiDocument } from "../../lib/openapi/document";
 import { errorCodesOf, OPERATIONS } from "../../lib/openapi/operations";
@@ -138,7 +139,12 @@ describe("GET /v1/openapi.json", () => {
   });
 
   it("serves the document without a token, naming the server it was reached at, with CORS and the RateLimit headers", async () => {
+    // Behind a TLS proxy Easel is told to trust (EASEL_TRUST_PROXY), the host and scheme it forwarded.
+    vi.stubEnv("EASEL_TRUST_PROXY", "1");
+    resetEnvCache();
     const res = await call(openapiRoute.GET, { path: "/v1/openapi.json", headers: { "x-forwarded-proto": "https", "x-forwarded-host": "assets.example.com" } });
+    vi.unstubAllEnvs();
+    resetEnvCache();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");

@@ -1,5 +1,6 @@
 import { NextRequest } from "next/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { resetEnvCache } from "../../lib/env";
 import { config, proxy } from "../../proxy";
 
 /**
@@ -24,9 +25,17 @@ describe("proxy.ts", () => {
     expect(other.headers.get("content-security-policy")).not.toBe(csp);
   });
 
-  it("over https (the TLS proxy's X-Forwarded-Proto): HSTS", async () => {
+  it("over https (the X-Forwarded-Proto of a TLS proxy Easel trusts): HSTS; a client's own X-Forwarded-Proto is not believed", async () => {
+    vi.stubEnv("EASEL_TRUST_PROXY", "");
+    resetEnvCache();
+    const direct = await proxy(page("/login", { headers: { "x-forwarded-proto": "https" } }));
+    expect(direct.headers.get("strict-transport-security")).toBeNull();
+    vi.stubEnv("EASEL_TRUST_PROXY", "1");
+    resetEnvCache();
     const res = await proxy(page("/login", { headers: { "x-forwarded-proto": "https" } }));
     expect(res.headers.get("strict-transport-security")).toMatch(/^max-age=/);
+    vi.unstubAllEnvs();
+    resetEnvCache();
   });
 
   it("a Server Function call nested deeper than 64 levels answers 400 invalid_json; a normal one goes on", async () => {

@@ -14,9 +14,11 @@ import { DomainError } from "@/lib/errors";
  */
 export const pageRequest = cache(async (): Promise<Request> => {
   const h = await headers();
-  const host = h.get("x-forwarded-host") ?? h.get("host") ?? "localhost";
-  const proto = h.get("x-forwarded-proto") ?? "http";
-  return new Request(`${proto}://${host}/`, { headers: h });
+  // Only the Host header names this server here; the lib functions that build links from the
+  // request read X-Forwarded-* themselves, and only behind EASEL_TRUST_PROXY (lib/http/request-origin.ts).
+  const host = h.get("host");
+  const url = host && URL.canParse(`http://${host}/`) ? `http://${host}/` : "http://localhost/";
+  return new Request(url, { headers: h });
 });
 
 /**

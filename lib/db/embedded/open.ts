@@ -4,6 +4,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { PGlite } from "@electric-sql/pglite";
 import { acquire, newInstanceId, probeHolder, release, type LockInfo } from "./data-dir-lock";
+import { PrivateNodeFS } from "./private-node-fs";
 import { WireServer } from "./wire-server";
 
 export type EmbeddedHandle =
@@ -75,7 +76,10 @@ async function claim(dataDir: string, role: LockInfo["role"]): Promise<Claim> {
   linkPublicSocket(dataDir, address);
   let pg: PGlite;
   try {
-    pg = await PGlite.create({ dataDir: path.join(dataDir, "pg") });
+    // PostgreSQL's modes (0700 folder, 0600 files) from the first file on: lib/db/embedded/private-node-fs.ts.
+    const pgDir = path.join(dataDir, "pg");
+    fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+    pg = await PGlite.create({ fs: new PrivateNodeFS(pgDir) });
   } catch (err) {
     await wire.close();
     release(dataDir, instance);

@@ -36,5 +36,5 @@ export const gcsErrors = {
 export function gcsErrorResponse(err: GcsError, method: string): Response {
   if (method === "HEAD") return new Response(null, { status: err.status });
   const body = xmlDocument("Error", { Code: err.code, Message: err.message, ...err.details });
-  return new Response(body, { status: err.status, headers: { "content-type": "application/xml; charset=UTF-8" } });
+  return new Response(body, { status: err.status, headers: { "content-type": "application/xml; charset=UTF-8", "x-content-type-options": "nosniff" } });
 }

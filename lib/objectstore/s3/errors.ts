@@ -35,7 +35,8 @@ export const s3Errors = {
 };
 
 export function s3ErrorResponse(err: S3Error, resource: string, method: string, requestId: string): Response {
-  const headers = new Headers({ "x-amz-request-id": requestId });
+  // nosniff: a browser reads the XML as XML and nothing else.
+  const headers = new Headers({ "x-amz-request-id": requestId, "x-content-type-options": "nosniff" });
   // A HEAD answer carries no body; S3 clients read the status alone.
   if (method === "HEAD") return new Response(null, { status: err.status, headers });
   headers.set("content-type", "application/xml");
