@@ -5,6 +5,7 @@ import { newId } from "../../lib/jobs/executor/ids";
 import { liveHub } from "../../lib/live/live-hub";
 import { STREAM_LIMITS, openStreamCount } from "../../lib/live/stream-slots";
 import { addMembership } from "../../lib/members/add-member";
+import { changeMemberRole } from "../../lib/members/change-role";
 import { removeMembership } from "../../lib/members/remove-member";
 import { useTestDeps } from "../helpers/deps";
 import { newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
@@ -249,6 +250,23 @@ describe("members (contract §11)", () => {
     // Another member's stream of the same workspace goes on.
     const second = await upload();
     await staying.next(isChange(second.token, "asset_added"));
+  });
+});
+
+describe("a role change", () => {
+  it("ends the member's open streams of the workspace (each filters by the role it opened with); a new one opens under the new role", async () => {
+    const admin = await newUser(deps.db);
+    await addMembership(deps.db, { workspace: ws, userId: admin.id, role: "admin", now: deps.clock() });
+    const headers = await sessionHeadersOf(deps.db, admin);
+    const s = await watch(ws.slug, headers);
+    await s.next((e) => e.event === "ready");
+
+    expect(await changeMemberRole(deps.db, { workspace: ws, userId: admin.id, role: "viewer", now: deps.clock() })).not.toBeNull();
+    await expect(s.next(() => false, 3_000)).rejects.toThrow(/^stream ended/);
+    const again = await watch(ws.slug, headers);
+    await again.next((e) => e.event === "ready");
+    const added = await upload();
+    await again.next(isChange(added.token, "asset_added"));
   });
 });
 
