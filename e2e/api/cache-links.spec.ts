@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { apiClient } from "../support/api";
@@ -18,6 +19,12 @@ async function fresh(request: APIRequestContext, url: string): Promise<string> {
   const res = await request.get(url, { headers: { "cache-control": "no-cache" } });
   expect(res.status(), url).toBe(200);
   return digest(await res.body());
+}
+
+/** The digest of what a request with no cache gets now, or `HTTP <status>` (a thumbnail being made answers 404). */
+async function current(request: APIRequestContext, url: string): Promise<string> {
+  const res = await request.get(url, { headers: { "cache-control": "no-cache" } });
+  return res.status() === 200 ? digest(await res.body()) : `HTTP ${res.status()}`;
 }
 
 /** A navigation of the tab to the link (about:blank first, so it is a new navigation, never a reload). */
@@ -50,28 +57,65 @@ async function walkInTab(page: Page, master: string): Promise<Record<string, str
   return bodies;
 }
 
-test("links opened in one tab around a version write show the new bytes (image)", async ({ page, request }) => {
-  test.setTimeout(120_000);
+/** The tab's own fetch of a link (HTTP cache on), from a page of Easel's: a PDF would otherwise be a download. */
+async function fetchInTab(page: Page, url: string): Promise<string> {
+  return page.evaluate(async (u) => {
+    const res = await fetch(u);
+    const buf = await res.arrayBuffer();
+    return [...new Uint8Array(await crypto.subtle.digest("SHA-256", buf))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }, url);
+}
+
+/** Every handed-out link, opened in one tab before a version write, after it, and after a revert to version 1. */
+async function followsWritesAndReverts(page: Page, request: APIRequestContext, files: [string, string], read: (page: Page, url: string) => Promise<string>, title: string) {
   const api = apiClient(request, slug, seed.tokens.s3);
-  const board = await api.createBoard("Cache check, image");
-  const asset = await api.upload(seed.files.image, { board: board.token, title: "Cached sunrise" });
-  await expect.poll(async () => (await api.asset(asset.token)).thumbnails.length, { timeout: 30_000 }).toBeGreaterThan(0);
+  const board = await api.createBoard(`Cache check, ${title}`);
+  const asset = await api.upload(files[0], { board: board.token, title });
+  // A PNG gets thumbnails; the PDF here is a bare one (its display link serves the file itself).
+  if (files[0].endsWith(".png")) await expect.poll(async () => (await api.asset(asset.token)).thumbnails.length, { timeout: 30_000 }).toBeGreaterThan(0);
   const before = await api.asset(asset.token);
   const links: string[] = [before.display_url, ...before.thumbnails.map((t: { url: string }) => t.url)];
 
   const first: string[] = [];
-  for (const link of links) first.push(await open(page, link));
+  for (const link of links) first.push(await read(page, link));
   // Opened again before any write: the same bytes (from the cache or a 304).
-  for (const [i, link] of links.entries()) expect(await open(page, link)).toBe(first[i]);
+  for (const [i, link] of links.entries()) expect(await read(page, link)).toBe(first[i]);
 
-  await api.newVersion(asset.token, seed.files.imageB);
-  await expect.poll(async () => (await api.asset(asset.token)).thumbnails.length, { timeout: 30_000 }).toBeGreaterThan(0);
-
+  // Each check waits until a request with no cache gets the new head (thumbnails are made after
+  // the write), then asks the tab, which may keep what it was allowed to keep.
+  await api.newVersion(asset.token, files[1]);
+  const written: string[] = [];
   for (const [i, link] of links.entries()) {
-    const now = await open(page, link);
+    await expect.poll(async () => { const now = await current(request, link); return !now.startsWith("HTTP") && now !== first[i]; }, { timeout: 30_000 }).toBe(true);
+    const now = await read(page, link);
     expect(now, `${new URL(link).pathname} after the version write`).toBe(await fresh(request, link));
-    expect(now, `${new URL(link).pathname} changed`).not.toBe(first[i]);
+    written.push(now);
   }
+
+  await api.revert(asset.token, 1);
+  for (const [i, link] of links.entries()) {
+    await expect.poll(() => current(request, link), { timeout: 30_000 }).toBe(first[i]);
+    const now = await read(page, link);
+    expect(now, `${new URL(link).pathname} after the revert`).toBe(first[i]);
+    expect(now).not.toBe(written[i]);
+  }
+}
+
+test("links opened in one tab around a version write and a revert show the head's bytes (image)", async ({ page, request }) => {
+  test.setTimeout(150_000);
+  await followsWritesAndReverts(page, request, [seed.files.image, seed.files.imageB], open, "Cached sunrise");
+});
+
+test("links fetched in one tab around a version write and a revert show the head's bytes (PDF)", async ({ page, request }, testInfo) => {
+  test.setTimeout(150_000);
+  const pdf = (n: number) => {
+    const file = testInfo.outputPath(`doc-${n}.pdf`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `%PDF-1.4\n% easel cache check ${n} ${crypto.randomBytes(8).toString("hex")}\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`);
+    return file;
+  };
+  await page.goto("/login");
+  await followsWritesAndReverts(page, request, [pdf(1), pdf(2)], fetchInTab, "Cached document");
 });
 
 test("a stream fetched in one tab around a version write plays the new encode's files (video)", async ({ page, request }, testInfo) => {

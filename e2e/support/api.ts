@@ -14,7 +14,7 @@ async function ok(res: APIResponse, what: string): Promise<Json> {
   return text ? (JSON.parse(text) as Json) : {};
 }
 
-const MEDIA: Record<string, string> = { ".png": "image/png", ".mp4": "video/mp4", ".bin": "application/octet-stream" };
+const MEDIA: Record<string, string> = { ".png": "image/png", ".pdf": "application/pdf", ".mp4": "video/mp4", ".bin": "application/octet-stream" };
 
 export function apiClient(request: APIRequestContext, slug: string, token: string) {
   const headers = { authorization: `Bearer ${token}` };
@@ -72,6 +72,9 @@ export function apiClient(request: APIRequestContext, slug: string, token: strin
         await request.patch(v1(`/assets/${assetToken}`), { headers, data: { asset: { create_version: true, signed_storage_id: prepared.signed_storage_id, media_type: mediaType, comment } } }),
         "version write",
       );
+    },
+    async revert(assetToken: string, versionNumber: number): Promise<Json> {
+      return ok(await request.post(v1(`/assets/${assetToken}/revert`), { headers, data: { version_number: versionNumber } }), "revert");
     },
     async asset(assetToken: string): Promise<Json> {
       return (await ok(await read(v1(`/assets/${assetToken}`)), "get asset")).data;
