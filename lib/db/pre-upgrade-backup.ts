@@ -55,7 +55,8 @@ export async function backupBeforeUpgrade(pg: PGlite, opts: { dataDir: string; m
   try {
     const backup = await runBackup(pg, opts.dataDir);
     const bytes = await writeArchive(backup.stream, file).catch(async (err: Error) => {
-      await backup.summary.catch(() => undefined);
+      // The write's failure is the one reported; the packer's own failure, if any, is logged beside it.
+      await backup.summary.catch((packing: unknown) => log().warn({ component: "database", backup: file, err: packing }, "the pre-upgrade backup's packing also failed"));
       throw err;
     });
     const summary = await backup.summary;
