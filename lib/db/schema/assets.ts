@@ -12,6 +12,8 @@ const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 export type Thumbnail = { size: "small" | "medium" | "large"; key: string; width: number; height: number };
 /** A processing step that went over a media limit (docs/security.md); null when the head's bytes processed within them. */
 export type ProcessingError = { code: "time_limit" | "memory_limit"; message: string };
+/** How far a running encode has come (from ffmpeg's progress against the probed duration); null when none runs. */
+export type EncodeProgress = { fraction: number; rung: string; etaSeconds: number | null };
 export type MediaInfo = { width?: number; height?: number; durationSeconds?: number; hasAudio?: boolean; colors?: string[] };
 
 /** The live asset: its row is the head; earlier states are rows of asset_versions. */
@@ -41,6 +43,9 @@ export const assets = pgTable(
     encodeStatus: text("encode_status").$type<EncodeStatus>().notNull().default("none"),
     encodeError: text("encode_error"),
     processingError: jsonb("processing_error").$type<ProcessingError>(),
+    encodeProgress: jsonb("encode_progress").$type<EncodeProgress>(),
+    /** Key of the WebVTT thumbnails track of the head's finished encode (its sprite sheets sit beside it). */
+    storyboardKey: text("storyboard_key"),
     /** The interface's head_version_number: the number the next version write takes. */
     nextVersionNumber: integer("next_version_number").notNull().default(1),
     /** How the head's current content came to be; becomes the `source` of its snapshot. */
