@@ -24,6 +24,11 @@ export function toAssetJson(asset: Asset, boardTokens: string[], link: MediaLink
     boards: boardTokens,
     encode_status: asset.encodeStatus,
     encode_error: encodeErrorJson(asset),
+    encode_progress:
+      asset.encodeStatus === "processing" && asset.encodeProgress
+        ? { fraction: asset.encodeProgress.fraction, rung: asset.encodeProgress.rung, eta_seconds: asset.encodeProgress.etaSeconds }
+        : null,
+    storyboard_url: asset.storyboardKey && asset.encodeStatus === "ready" ? link(asset.token, "storyboard") : null,
     processing_error: asset.processingError ?? null,
     size: asset.size,
     md5: asset.md5,

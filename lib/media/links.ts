@@ -6,7 +6,7 @@ import crypto from "node:crypto";
  * HMAC signature; browser code holding a board access token may use `?token=` instead (the media
  * route checks the asset is inside the token's boards).
  */
-export type MediaKind = "display" | "stream" | "thumb-small" | "thumb-medium" | "thumb-large" | "original";
+export type MediaKind = "display" | "stream" | "thumb-small" | "thumb-medium" | "thumb-large" | "original" | "storyboard";
 
 /**
  * Two days (rounded up to the hour below). A signed link cannot be revoked and it serves the head,

@@ -120,6 +120,14 @@ export const ProcessingErrorJson = z
   })
   .meta({ id: "ProcessingError" });
 
+export const EncodeProgressJson = z
+  .strictObject({
+    fraction: z.number().min(0).max(1).meta({ description: "Share of the whole encode done, 0 to 1. Never goes back while one encode runs; starts again only when an encode restarts." }),
+    rung: z.string().meta({ description: "The rendition being written (e.g. `720p`), or the stage (`probe`, `storyboard`)." }),
+    eta_seconds: z.number().min(0).nullable().meta({ description: "Estimated seconds left; null until enough of the encode has run to estimate." }),
+  })
+  .meta({ id: "EncodeProgress" });
+
 export const AssetJson = z
   .strictObject({
     id: z.number().int().meta({ description: "Numeric id, as in webhook payloads." }),
@@ -138,6 +146,8 @@ export const AssetJson = z
     boards: z.array(z.string()).meta({ description: "Tokens of the boards the asset is on." }),
     encode_status: z.enum(ENCODE_STATUSES).meta({ description: "Video encode state; `none` for other media." }),
     encode_error: EncodeErrorJson.nullable().meta({ description: "Why the encode failed, when `encode_status` is `failed`; otherwise null. Cleared when a retry queues a new encode." }),
+    encode_progress: EncodeProgressJson.nullable().meta({ description: "How far the running encode has come, while `encode_status` is `processing`; otherwise null. Pushed to open pages by the live updates." }),
+    storyboard_url: z.url().nullable().meta({ description: "WebVTT thumbnails track of the finished encode (scrubbing previews: each cue names a region of a sprite sheet); null until an encode has finished." }),
     processing_error: ProcessingErrorJson.nullable().meta({
       description: "Why a processing step (measure, thumbnails, probe, poster or encode) of the current bytes was stopped by a media limit; otherwise null. The asset keeps what was made before it. Cleared when a later version processes within the limits.",
     }),
