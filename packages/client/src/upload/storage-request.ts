@@ -1,0 +1,42 @@
+import type { EaselClient } from "../client";
+import { EaselError } from "../errors";
+
+/**
+ * Headers a storage URL was signed to require. Easel signs upload URLs of a real bucket with a
+ * create-only precondition (docs/uploads.md): the URL's signed-headers parameter names it, and
+ * the bucket refuses a request without it. The embedded store's URLs name none.
+ */
+const SIGNED_CONDITIONS: Record<string, [header: string, value: string]> = {
+  "if-none-match": ["If-None-Match", "*"],
+  "x-goog-if-generation-match": ["x-goog-if-generation-match", "0"],
+};
+
+export function signedConditionHeaders(url: string): Record<string, string> {
+  const params = new URL(url).searchParams;
+  const signed = (params.get("X-Amz-SignedHeaders") ?? params.get("X-Goog-SignedHeaders") ?? "").toLowerCase().split(";");
+  const out: Record<string, string> = {};
+  for (const name of signed) {
+    const condition = SIGNED_CONDITIONS[name];
+    if (condition) out[condition[0]] = condition[1];
+  }
+  return out;
+}
+
+/** One request to a storage URL (no Authorization: the URL carries its signature), with the client's retries. */
+export function storageRequest(
+  client: EaselClient,
+  method: string,
+  url: string,
+  opts: { body?: Uint8Array; headers?: Record<string, string>; signal?: AbortSignal; retry?: boolean } = {},
+): Promise<Response> {
+  const make = () => new Request(url, { method, body: opts.body as BodyInit | undefined, headers: opts.headers, signal: opts.signal });
+  if (opts.retry === false) return (client.options.fetch ?? ((r: Request) => globalThis.fetch(r)))(make());
+  return client.fetchWithRetry(make, opts.signal);
+}
+
+/** The EaselError of a storage answer that is not a success: its status and the store's own error text. */
+export async function storageError(what: string, response: Response): Promise<EaselError> {
+  const text = await response.text().catch(() => "");
+  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  return new EaselError(response.status, "storage_error", `${what}: storage answered HTTP ${response.status}${code ? ` ${code}` : ""}`, { storage_body: text.slice(0, 500) });
+}
