@@ -75,7 +75,9 @@ function putPart(url: string, file: string, start: number, end: number): Promise
 async function main() {
   const appDir = builtAppDir();
   const dir = args.dir ? path.resolve(args.dir) : fs.mkdtempSync(path.join(os.tmpdir(), "easel-bench-client-"));
-  const env = { EASEL_DATA_DIR: path.join(dir, "easel-data"), EASEL_JOBS_DISABLED: "1", EASEL_RATE_LIMIT_PER_MIN: "10000000", DATABASE_URL: undefined, EASEL_PUBLIC_URL: undefined };
+  const port = await freePort();
+  // EASEL_PUBLIC_URL is the server's own address, so the endpoint `storage credentials` prints is the one aws-cli reaches.
+  const env = { EASEL_DATA_DIR: path.join(dir, "easel-data"), EASEL_JOBS_DISABLED: "1", EASEL_RATE_LIMIT_PER_MIN: "10000000", DATABASE_URL: undefined, EASEL_PUBLIC_URL: `http://127.0.0.1:${port}` };
   // The store's keys for aws-cli, read as an operator does, before the server takes the data dir.
   const creds = Object.fromEntries(
     (await new Promise<string>((resolve, reject) =>
@@ -86,7 +88,6 @@ async function main() {
       .filter((m) => m !== null)
       .map((m) => [m[1], m[2]]),
   );
-  const port = await freePort();
   const node = startNode(appDir, env, port);
   try {
     await waitFor200(node);

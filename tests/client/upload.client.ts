@@ -118,3 +118,46 @@ describe.each(["s3", "gcs"] as const)("easel-client upload on a %s workspace", (
     }
   });
 });
+
+// One storage kind is enough here: what differs (hashing on the way, the check before completion) is the command's, not the transfer's.
+describe("easel-client upload of a file of 64 MiB or more", () => {
+  const kind = "s3";
+  const { slug, token } = server.workspaces[kind];
+  const client = createClient({ baseUrl: server.origin, token });
+  let work: string;
+  let env: CliEnv;
+  beforeAll(async () => {
+    work = await fs.promises.mkdtemp(path.join(os.tmpdir(), "easel-client-large-"));
+    env = { url: server.origin, token, stateHome: path.join(work, "state") };
+  });
+  afterAll(async () => {
+    await fs.promises.rm(work, { recursive: true, force: true });
+  });
+  const assetsWithMd5 = async (md5: string) => (await client.listAssets({ path: { slug }, query: { md5, per_page: "100" } })).data;
+
+  it("hashes a file of 64 MiB and more while it uploads, and still makes no second asset of its content", async () => {
+    const first = path.join(work, "large", "a.bin");
+    await writeFileOfSize(first, 65 * MiB, `${kind}-large-${crypto.randomUUID()}`);
+    const md5 = await md5OfFile(first);
+    const up = await runCli(env, ["upload", first, "--workspace", slug]);
+    expect(up.code, describeRun(["upload"], up)).toBe(0);
+    const [asset] = await assetsWithMd5(md5);
+    expect(outcomeLines(up.stdout)).toEqual([["uploaded", first, asset.token]]);
+
+    // Run again: its md5 was remembered, so it is checked before any byte is sent.
+    let before = await uploadBytesReceived(server);
+    const again = await runCli(env, ["upload", first, "--workspace", slug]);
+    expect(outcomeLines(again.stdout)).toEqual([["skipped", first, asset.token]]);
+    expect((await uploadBytesReceived(server)) - before).toBe(0);
+
+    // A copy no run has seen: its bytes go up while it is hashed, and it is found a duplicate before completion.
+    const copy = path.join(work, "large", "copy.bin");
+    await fs.promises.copyFile(first, copy);
+    before = await uploadBytesReceived(server);
+    const copied = await runCli(env, ["upload", copy, "--workspace", slug]);
+    expect(copied.code, describeRun(["upload"], copied)).toBe(0);
+    expect(outcomeLines(copied.stdout)).toEqual([["skipped", copy, asset.token]]);
+    expect((await uploadBytesReceived(server)) - before).toBeLessThanOrEqual(65 * MiB);
+    expect(await assetsWithMd5(md5)).toHaveLength(1);
+  });
+});

@@ -110,6 +110,25 @@ describe("uploadFile, s3 kind", () => {
   });
 });
 
+describe("beforeComplete", () => {
+  it("gets the md5 computed on the way, and stops the upload before upload_complete when it throws", async () => {
+    fake = await startFakeEasel({ kind: "s3", partSize: 2 * MiB });
+    const data = bytesOf(5 * MiB);
+    const seenMd5: string[] = [];
+    const err = await uploadFile(createClient({ baseUrl: fake.origin, retry: fast }), {
+      workspace: "ws",
+      blob: new Blob([data]),
+      beforeComplete: (m) => {
+        seenMd5.push(m);
+        throw new Error("a duplicate");
+      },
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe("a duplicate");
+    expect(seenMd5).toEqual([md5(data)]);
+    expect(fake.seen.some((s) => s.path.endsWith("upload_complete"))).toBe(false);
+  });
+});
+
 describe("uploadFile, gcs kind", () => {
   it("sends chunks to a resumable session and goes on from what the session holds after a cut connection", async () => {
     fake = await startFakeEasel({ kind: "gcs" });

@@ -4,6 +4,7 @@ import { EaselError, isAbort } from "../errors";
 import { md5Of } from "../md5";
 import { uploadFile } from "../upload/upload-file";
 import { collectFiles, type LocalFile } from "./collect-files";
+import { KnownContent } from "./known-content";
 import { mediaTypeOf } from "./media-type";
 import { formatOutcome, type Outcome } from "./output";
 import { createProgress } from "./progress";
@@ -12,8 +13,23 @@ import type { Connection } from "./usage";
 
 export type UploadCommandOptions = { paths: string[]; board: string | null; recursive: boolean; concurrency: number; json: boolean };
 
+/**
+ * Files at least this large are hashed while they upload (one read of the file, no pass before
+ * it) and the duplicate check runs just before upload_complete; their md5 is remembered in the
+ * state folder, so the next run checks them before sending anything. Smaller files are hashed
+ * first: reading them twice costs less than the lookup.
+ */
+export const HASH_WHILE_UPLOADING_BYTES = 64 * 1024 * 1024;
+
 /** Reservations no resume can use again: the upload starts over on the next run. */
 const DEAD_RESERVATION = new Set(["checksum_mismatch", "size_mismatch", "invalid_signed_storage_id"]);
+
+/** Thrown from beforeComplete when the content turned out to be on the server already. */
+class AlreadyThere extends Error {
+  constructor(readonly token: string) {
+    super("already uploaded");
+  }
+}
 
 /**
  * `easel-client upload`: every file named (folders with --recursive), up to `concurrency` files
@@ -32,41 +48,33 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
   for (const p of problems) report({ path: p.display, status: "failed", asset_token: null, code: p.code, message: p.message });
 
   const dir = stateDir(process.env);
-  const uploadedThisRun = new Map<string, Promise<string | null>>();
-
-  const findExisting = async (md5: string): Promise<string | null> => {
-    const page = opts.board
-      ? await client.listBoardAssets({ path: { slug: conn.workspace, boardToken: opts.board }, query: { md5, per_page: "1" }, signal })
-      : await client.listAssets({ path: { slug: conn.workspace }, query: { md5, per_page: "1" }, signal });
-    return page.data[0]?.token ?? null;
-  };
+  const known = new KnownContent(client, conn.workspace, opts.board, signal);
 
   const uploadOne = async (file: LocalFile): Promise<Outcome> => {
     const outcome = (status: Outcome["status"], asset_token: string | null, code: string | null = null, message: string | null = null): Outcome => ({ path: file.display, status, asset_token, code, message });
     const state = new UploadStateFile(dir, { url: conn.url, workspace: conn.workspace, board: opts.board, absolutePath: file.absolutePath, size: file.size, mtimeMs: file.mtimeMs });
-    const record = await state.read();
-    const blob = await fs.openAsBlob(file.absolutePath);
-    const md5 = record.md5 ?? (await md5Of(blob, { signal }));
-    if (!record.md5) await state.write({ md5 });
-
-    // One upload per content in a run: a second file with the same bytes waits for the first.
-    const earlier = uploadedThisRun.get(md5);
-    if (earlier) {
-      const token = await earlier;
-      if (token) {
-        await state.remove();
-        return outcome("skipped", token);
-      }
-    }
-    let settle: (token: string | null) => void = () => undefined;
-    uploadedThisRun.set(md5, new Promise((resolve) => (settle = resolve)));
+    const large = file.size >= HASH_WHILE_UPLOADING_BYTES;
+    // A large file's record stays once it is done (its md5, for the next run's check); a small one's goes.
+    const finish = async (md5: string) => (large ? state.write({ md5, resume: null }) : state.remove());
+    let settle: ((token: string | null) => void) | null = null;
     try {
-      // An unfinished upload of this file is completed, not skipped: its own asset may not exist yet.
-      const existing = record.resume ? null : await findExisting(md5);
-      if (existing) {
-        settle(existing);
-        await state.remove();
-        return outcome("skipped", existing);
+      const record = await state.read();
+      const blob = await fs.openAsBlob(file.absolutePath);
+      const md5 = record.md5 ?? (large ? null : await md5Of(blob, { signal }));
+      if (md5) {
+        const claim = await known.claim(md5);
+        if ("earlier" in claim) {
+          await finish(md5);
+          return outcome("skipped", claim.earlier);
+        }
+        settle = claim.settle;
+        // An unfinished upload of this file is completed, not skipped: its own asset may not exist yet.
+        const existing = record.resume ? null : await known.onServer(md5);
+        if (existing) {
+          settle(existing);
+          await finish(md5);
+          return outcome("skipped", existing);
+        }
       }
       const onProgress = progress.start(file.display, file.size);
       try {
@@ -76,20 +84,39 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
           title: file.display.split(/[\\/]/).pop() || file.display,
           mediaType: mediaTypeOf(file.display),
           board: opts.board ?? undefined,
-          md5,
+          md5: md5 ?? undefined,
           concurrency: opts.concurrency,
           signal,
           onProgress: (sent) => onProgress(sent),
           resume: state.resumeStore(),
+          beforeComplete: md5
+            ? undefined
+            : async (computed) => {
+                await state.write({ md5: computed });
+                const claim = await known.claim(computed);
+                if ("earlier" in claim) throw new AlreadyThere(claim.earlier);
+                settle = claim.settle;
+                const existing = await known.onServer(computed);
+                if (existing) {
+                  claim.settle(existing);
+                  throw new AlreadyThere(existing);
+                }
+              },
         });
-        settle(asset.token);
-        await state.remove();
+        settle?.(asset.token);
+        await finish(asset.md5);
         return outcome("uploaded", asset.token);
       } finally {
         progress.finish(file.display);
       }
     } catch (err) {
-      settle(null);
+      settle?.(null);
+      if (err instanceof AlreadyThere) {
+        // The bytes went to a reservation that is never completed: storage drops it after 24 h.
+        const { md5 } = await state.read();
+        if (md5) await finish(md5);
+        return outcome("skipped", err.token);
+      }
       if (err instanceof EaselError && DEAD_RESERVATION.has(err.code)) await state.write({ resume: null });
       if (isAbort(err) || signal.aborted) return outcome("failed", null, "aborted", "interrupted; run the same command again to continue");
       if (err instanceof EaselError) return outcome("failed", null, err.code, err.message);
@@ -108,6 +135,7 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
     }
   };
   try {
+    if (files.length > 0) await known.prefetch(files.length);
     await Promise.all(Array.from({ length: Math.min(opts.concurrency, Math.max(1, queue.length)) }, worker));
   } finally {
     progress.stop();

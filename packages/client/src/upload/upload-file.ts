@@ -1,6 +1,6 @@
 import type { EaselClient } from "../client";
 import { abortError, EaselError } from "../errors";
-import { createMd5 } from "../md5";
+import { createMd5, type Md5 } from "../md5";
 import { DEFAULT_RETRY } from "../retry";
 import type { Asset, PreparedUpload } from "../types";
 import { ByteReader, type ByteSource } from "./byte-reader";
@@ -46,6 +46,12 @@ export type UploadFileOptions = {
   concurrency?: number;
   /** Lets a later call continue this upload after a crash (see ResumeStore). */
   resume?: ResumeStore;
+  /**
+   * Called once every byte is stored, before upload_complete, with the md5 (given, or computed
+   * while reading). Throwing stops the upload there: no asset is made, and the reservation
+   * expires on its own (the command skips a file whose md5 turned out to be on the server already).
+   */
+  beforeComplete?: (md5: string) => Promise<void> | void;
 };
 
 /** Seconds of a reservation's life a resumed upload wants left; an older one is replaced. */
@@ -102,6 +108,7 @@ export async function uploadFile(client: EaselClient, opts: UploadFileOptions): 
     concurrency: Math.max(1, Math.floor(opts.concurrency ?? 4)),
     progress: (stored) => opts.onProgress?.(Math.min(stored, size), size),
   };
+  let local: string | null;
   try {
     const prepared = state.prepared;
     if (prepared.storage_provider === "gcs") {
@@ -124,7 +131,7 @@ export async function uploadFile(client: EaselClient, opts: UploadFileOptions): 
         // The multipart upload is no longer open (completed by an earlier run, or expired): complete
         // answers for the first case; otherwise a new reservation.
         const finished = await completeOrNull(client, slug, state, opts.board, signal);
-        if (finished) return checked(finished, md5, reader, ctx);
+        if (finished) return checked(finished, await digestRest(md5, reader, ctx), ctx);
         state = await prepareNew();
         skip = new Set();
       }
@@ -132,15 +139,17 @@ export async function uploadFile(client: EaselClient, opts: UploadFileOptions): 
     } else {
       await singlePut(ctx, prepared);
     }
+    local = await digestRest(md5, reader, ctx);
   } finally {
     await reader.close();
   }
+  await opts.beforeComplete?.(local ?? opts.md5!);
   const answer = await client.completeUpload({
     path: { slug },
     body: { asset: { signed_storage_id: state.prepared.signed_storage_id, ...(state.prepared.multipart_upload_id ? { multipart_upload_id: state.prepared.multipart_upload_id } : {}), ...(opts.board ? { collection_token: opts.board } : {}) } },
     signal,
   });
-  return checked(answer.data, md5, reader, ctx);
+  return checked(answer.data, local, ctx);
 }
 
 async function completeOrNull(client: EaselClient, slug: string, state: ResumeState, board: string | undefined, signal: AbortSignal): Promise<Asset | null> {
@@ -157,19 +166,21 @@ async function completeOrNull(client: EaselClient, slug: string, state: ResumeSt
   }
 }
 
+/** The md5 of the whole source when it is computed here: a resumed upload that found everything stored read nothing, so the rest is read now. */
+async function digestRest(md5: Md5 | null, reader: ByteReader, ctx: TransferContext): Promise<string | null> {
+  if (!md5) return null;
+  while (reader.position < ctx.size) {
+    const chunk = await reader.read(8 * 1024 * 1024, ctx.signal);
+    if (chunk.byteLength === 0) break;
+    md5.update(chunk);
+  }
+  return md5.hex();
+}
+
 /** With an md5 computed here, the asset's must match it (the server compared a given md5 itself). */
-async function checked(asset: Asset, md5: Awaited<ReturnType<typeof createMd5>> | null, reader: ByteReader, ctx: TransferContext): Promise<Asset> {
-  if (md5) {
-    // A resumed upload that found everything stored read nothing: hash what is left.
-    while (reader.position < ctx.size) {
-      const chunk = await reader.read(8 * 1024 * 1024, ctx.signal);
-      if (chunk.byteLength === 0) break;
-      md5.update(chunk);
-    }
-    const local = md5.hex();
-    if (asset.md5 !== local) {
-      throw new EaselError(0, "checksum_mismatch", `the stored bytes have md5 ${asset.md5}, the source's is ${local} (asset ${asset.token})`, { asset_token: asset.token, expected_md5: local, actual_md5: asset.md5 });
-    }
+function checked(asset: Asset, local: string | null, ctx: TransferContext): Asset {
+  if (local && asset.md5 !== local) {
+    throw new EaselError(0, "checksum_mismatch", `the stored bytes have md5 ${asset.md5}, the source's is ${local} (asset ${asset.token})`, { asset_token: asset.token, expected_md5: local, actual_md5: asset.md5 });
   }
   ctx.progress(ctx.size);
   return asset;
