@@ -7,5 +7,6 @@ export { EaselError } from "./errors";
 export { md5Of } from "./md5";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry";
 export type { Asset, components, operations, paths, PreparedUpload, Version, WebhookPayload } from "./types";
+export type { ByteSource, RandomAccessSource } from "./upload/byte-reader";
 export { uploadFile, type ResumeState, type ResumeStore, type UploadFileOptions } from "./upload/upload-file";
 export { verifyWebhook } from "./webhook";

@@ -60,35 +60,48 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 export type Fetch = (input: Request) => Promise<Response>;
 
+/** An answer as the retry loop sees it: its status, a 429's Retry-After, and how to let go of an answer that is not used. */
+export type Attempted = { status: number; retryAfter: string | null; release: () => Promise<void> };
+
 /**
- * Sends `makeRequest()` (a fresh Request per attempt: a body can be read once) until an answer
- * that is neither a 5xx nor a 429 arrives or the attempts run out, and returns the last answer;
- * a network error on the last attempt throws a `network_error` EaselError. An abort stops at once.
+ * Runs `attempt` until it gives an answer that is neither a 5xx nor a 429 or the attempts run
+ * out, and returns the last answer; a network error on the last attempt throws a
+ * `network_error` EaselError. An abort stops at once, also during a wait.
  */
-export async function fetchWithRetry(fetchImpl: Fetch, makeRequest: () => Request, opts: RetryOptions & { signal?: AbortSignal | null } = {}): Promise<Response> {
+export async function retrying<T>(attempt: () => Promise<T>, view: (answer: T) => Attempted, opts: RetryOptions & { signal?: AbortSignal | null } = {}): Promise<T> {
   const retries = opts.retries ?? DEFAULT_RETRY.retries;
   const signal = opts.signal ?? undefined;
-  for (let attempt = 0; ; attempt++) {
+  for (let n = 0; ; n++) {
     if (signal?.aborted) throw abortError(signal);
     let reason: string;
     let retryAfter: string | null = null;
     try {
-      const response = await fetchImpl(makeRequest());
-      if (!isRetryableStatus(response.status) || attempt >= retries) return response;
-      reason = `HTTP ${response.status}`;
-      retryAfter = response.status === 429 ? response.headers.get("retry-after") : null;
+      const answer = await attempt();
+      const seen = view(answer);
+      if (!isRetryableStatus(seen.status) || n >= retries) return answer;
+      reason = `HTTP ${seen.status}`;
+      retryAfter = seen.status === 429 ? seen.retryAfter : null;
       // The answer is not used: release its connection before waiting.
-      await response.body?.cancel().catch(() => undefined);
+      await seen.release();
     } catch (err) {
       if (signal?.aborted) throw abortError(signal);
       if (err instanceof EaselError) throw err;
-      if (attempt >= retries) throw new EaselError(0, "network_error", `network error: ${describe(err)}`, {}, { cause: err });
+      if (n >= retries) throw new EaselError(0, "network_error", `network error: ${describe(err)}`, {}, { cause: err });
       reason = describe(err);
     }
-    const delayMs = retryDelay(attempt, opts, retryAfter);
-    opts.onRetry?.({ attempt: attempt + 1, delayMs, reason });
+    const delayMs = retryDelay(n, opts, retryAfter);
+    opts.onRetry?.({ attempt: n + 1, delayMs, reason });
     await sleep(delayMs, signal);
   }
+}
+
+/** `retrying` for fetch: a fresh Request per attempt (a body can be read once). */
+export function fetchWithRetry(fetchImpl: Fetch, makeRequest: () => Request, opts: RetryOptions & { signal?: AbortSignal | null } = {}): Promise<Response> {
+  return retrying(
+    () => fetchImpl(makeRequest()),
+    (r) => ({ status: r.status, retryAfter: r.headers.get("retry-after"), release: async () => void (await r.body?.cancel().catch(() => undefined)) }),
+    opts,
+  );
 }
 
 function describe(err: unknown): string {

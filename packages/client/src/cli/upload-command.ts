@@ -1,7 +1,8 @@
-import fs from "node:fs";
 import type { EaselClient } from "../client";
 import { EaselError, isAbort } from "../errors";
 import { md5Of } from "../md5";
+import { openFileSource } from "../node/file-source";
+import { md5InWorker } from "../node/md5-in-worker";
 import { uploadFile } from "../upload/upload-file";
 import { collectFiles, type LocalFile } from "./collect-files";
 import { KnownContent } from "./known-content";
@@ -59,7 +60,7 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
     let settle: ((token: string | null) => void) | null = null;
     try {
       const record = await state.read();
-      const blob = await fs.openAsBlob(file.absolutePath);
+      const blob = await openFileSource(file.absolutePath);
       const md5 = record.md5 ?? (large ? null : await md5Of(blob, { signal }));
       if (md5) {
         const claim = await known.claim(md5);
@@ -77,6 +78,10 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
         }
       }
       const onProgress = progress.start(file.display, file.size);
+      // Stops the md5 worker when the upload ends first (a failure): its answer is then not needed.
+      const hashDone = new AbortController();
+      const hashing = md5 ? null : md5InWorker(file.absolutePath, AbortSignal.any([signal, hashDone.signal]));
+      hashing?.catch(() => undefined);
       try {
         const asset = await uploadFile(client, {
           workspace: conn.workspace,
@@ -84,7 +89,8 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
           title: file.display.split(/[\\/]/).pop() || file.display,
           mediaType: mediaTypeOf(file.display),
           board: opts.board ?? undefined,
-          md5: md5 ?? undefined,
+          // A large file's md5 is computed beside the transfer, on a worker thread, and checked before completion.
+          md5: md5 ?? hashing!,
           concurrency: opts.concurrency,
           signal,
           onProgress: (sent) => onProgress(sent),
@@ -107,6 +113,7 @@ export async function uploadCommand(client: EaselClient, conn: Connection, opts:
         await finish(asset.md5);
         return outcome("uploaded", asset.token);
       } finally {
+        hashDone.abort();
         progress.finish(file.display);
       }
     } catch (err) {

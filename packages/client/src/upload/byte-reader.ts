@@ -1,7 +1,15 @@
 import { abortError } from "../errors";
 
-/** Bytes to upload: a Blob (a browser File, or Node's fs.openAsBlob) or a stream of chunks. */
-export type ByteSource = Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+/**
+ * Bytes read at any offset, such as a file on disk in Node (src/node/file-source.ts): each piece
+ * is read once into memory of its own, with no copy through a stream.
+ */
+export type RandomAccessSource = { size: number; name?: string; readAt: (offset: number, length: number) => Promise<Uint8Array>; close?: () => Promise<void> };
+
+/** Bytes to upload: a Blob (a browser File), a RandomAccessSource, or a stream of chunks. */
+export type ByteSource = Blob | RandomAccessSource | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export const isRandomAccess = (source: unknown): source is RandomAccessSource => typeof (source as RandomAccessSource | null)?.readAt === "function";
 
 /**
  * Reads a source front to back, `size` bytes at a time (the last piece shorter): each upload
@@ -10,6 +18,7 @@ export type ByteSource = Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8
  */
 export class ByteReader {
   #blob: Blob | null;
+  #random: RandomAccessSource | null = null;
   #iterator: AsyncIterator<Uint8Array> | null = null;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
@@ -19,6 +28,9 @@ export class ByteReader {
   constructor(source: ByteSource) {
     if (typeof Blob !== "undefined" && source instanceof Blob) {
       this.#blob = source;
+    } else if (isRandomAccess(source)) {
+      this.#blob = null;
+      this.#random = source;
     } else {
       this.#blob = null;
       const iterable: AsyncIterable<Uint8Array> =
@@ -30,6 +42,12 @@ export class ByteReader {
   /** The next `size` bytes (fewer only at the end; empty once the source is exhausted). */
   async read(size: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (signal?.aborted) throw abortError(signal);
+    if (this.#random) {
+      const length = Math.max(0, Math.min(size, this.#random.size - this.position));
+      const bytes = length > 0 ? await this.#random.readAt(this.position, length) : new Uint8Array(0);
+      this.position += bytes.byteLength;
+      return bytes;
+    }
     if (this.#blob) {
       const end = Math.min(this.position + size, this.#blob.size);
       const bytes = new Uint8Array(await this.#blob.slice(this.position, end).arrayBuffer());

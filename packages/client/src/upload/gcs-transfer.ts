@@ -21,9 +21,8 @@ export async function openSession(ctx: Pick<TransferContext, "client" | "signal"
     headers: { "x-goog-resumable": "start", "content-type": ctx.mediaType, ...signedConditionHeaders(prepared.upload_url) },
     signal: ctx.signal,
   });
-  const location = response.headers.get("location");
+  const location = response.header("location");
   if (response.status !== 201 && response.status !== 200) throw await storageError("opening the upload session", response);
-  await response.body?.cancel();
   if (!location) throw new EaselError(response.status, "storage_error", "storage opened no upload session (no Location)");
   return new URL(location, prepared.upload_url).toString();
 }
@@ -31,9 +30,8 @@ export async function openSession(ctx: Pick<TransferContext, "client" | "signal"
 /** How much of `total` bytes a session holds (an empty PUT with `bytes * /total`). */
 export async function querySession(ctx: Pick<TransferContext, "client" | "signal">, session: string, total: number): Promise<SessionStatus> {
   const response = await storageRequest(ctx.client, "PUT", session, { headers: { "content-range": `bytes */${total}` }, signal: ctx.signal });
-  await response.body?.cancel();
   if (response.status === 200 || response.status === 201) return { state: "complete" };
-  if (response.status === 308) return { state: "partial", offset: committedBytes(response.headers.get("range")) };
+  if (response.status === 308) return { state: "partial", offset: committedBytes(response.header("range")) };
   if (response.status === 404 || response.status === 410) return { state: "gone" };
   throw new EaselError(response.status, "storage_error", `asking the upload session how much it holds: HTTP ${response.status}`);
 }
@@ -64,20 +62,17 @@ export async function resumableUpload(ctx: TransferContext, session: string, fro
           retry: false,
         });
         if (response.status === 200 || response.status === 201) {
-          await response.body?.cancel();
           committed = total;
           break;
         }
         if (response.status === 308) {
-          await response.body?.cancel();
-          committed = committedBytes(response.headers.get("range"));
+          committed = committedBytes(response.header("range"));
           failures = 0;
           ctx.progress(committed);
           continue;
         }
         if (response.status < 500 && response.status !== 429) throw await storageError(`sending bytes ${committed}-${chunkEnd - 1}`, response);
-        await response.body?.cancel();
-        throw new EaselError(response.status, "storage_error", `storage answered HTTP ${response.status}`, { retryable: true, retry_after: response.headers.get("retry-after") });
+        throw new EaselError(response.status, "storage_error", `storage answered HTTP ${response.status}`, { retryable: true, retry_after: response.header("retry-after") });
       } catch (err) {
         if (ctx.signal.aborted) throw abortError(ctx.signal);
         const retryable = !(err instanceof EaselError) || err.extensions.retryable === true;

@@ -1,7 +1,7 @@
 import { abortError, EaselError } from "../errors";
 import type { PreparedUpload } from "../types";
 import { storedWholeParts } from "./s3-parts-listing";
-import { signedConditionHeaders, storageError, storageRequest } from "./storage-request";
+import { isSuccess, signedConditionHeaders, storageError, storageRequest } from "./storage-request";
 import type { TransferContext } from "./transfer";
 
 /** The answer to a resumed upload's parts listing: which parts to skip, or "gone" (prepare anew). */
@@ -9,7 +9,7 @@ export async function storedParts(ctx: Pick<TransferContext, "client" | "signal"
   if (!prepared.list_parts_url || !prepared.part_size) return new Set();
   const response = await storageRequest(ctx.client, "GET", prepared.list_parts_url, { signal: ctx.signal });
   if (response.status === 404) return "gone";
-  if (!response.ok) throw await storageError("listing the stored parts", response);
+  if (!isSuccess(response)) throw await storageError("listing the stored parts", response);
   return storedWholeParts(await response.text(), ctx.size, prepared.part_size);
 }
 
@@ -20,8 +20,7 @@ export async function singlePut(ctx: TransferContext, prepared: PreparedUpload):
   const response = await storageRequest(ctx.client, "PUT", prepared.upload_url, { body, headers: { "content-type": ctx.mediaType, ...signedConditionHeaders(prepared.upload_url) }, signal: ctx.signal });
   // 412: a create-only URL whose object exists, i.e. an earlier attempt stored it (its answer was
   // lost); upload_complete checks the size and md5 of what is there.
-  if (!response.ok && response.status !== 412) throw await storageError("sending the file", response);
-  await response.body?.cancel();
+  if (!isSuccess(response) && response.status !== 412) throw await storageError("sending the file", response);
   ctx.progress(ctx.size);
 }
 
@@ -44,8 +43,7 @@ export async function multipartPut(ctx: TransferContext, prepared: PreparedUploa
   const sendPart = async (n: number, body: Uint8Array) => {
     try {
       const response = await storageRequest(ctx.client, "PUT", urls[n - 1], { body, signal });
-      if (!response.ok) throw await storageError(`sending part ${n} of ${urls.length}`, response);
-      await response.body?.cancel();
+      if (!isSuccess(response)) throw await storageError(`sending part ${n} of ${urls.length}`, response);
       stored += body.byteLength;
       ctx.progress(stored);
     } catch (err) {

@@ -1,5 +1,9 @@
+// `#transport` is node:http in Node and fetch in a browser build (package.json "imports").
+import { sendToStorage } from "#transport";
 import type { EaselClient } from "../client";
 import { EaselError } from "../errors";
+import { retrying } from "../retry";
+import type { StorageAnswer } from "./transport/types";
 
 /**
  * Headers a storage URL was signed to require. Easel signs upload URLs of a real bucket with a
@@ -22,21 +26,26 @@ export function signedConditionHeaders(url: string): Record<string, string> {
   return out;
 }
 
-/** One request to a storage URL (no Authorization: the URL carries its signature), with the client's retries. */
+/**
+ * One request to a storage URL (no Authorization: the URL carries its signature), retried as
+ * the client's API calls are (`retry: false` for a caller with its own recovery: the gcs chunks).
+ */
 export function storageRequest(
   client: EaselClient,
   method: string,
   url: string,
   opts: { body?: Uint8Array; headers?: Record<string, string>; signal?: AbortSignal; retry?: boolean } = {},
-): Promise<Response> {
-  const make = () => new Request(url, { method, body: opts.body as BodyInit | undefined, headers: opts.headers, signal: opts.signal });
-  if (opts.retry === false) return (client.options.fetch ?? ((r: Request) => globalThis.fetch(r)))(make());
-  return client.fetchWithRetry(make, opts.signal);
+): Promise<StorageAnswer> {
+  const send = () => sendToStorage(method, url, opts);
+  if (opts.retry === false) return send();
+  return retrying(send, (a) => ({ status: a.status, retryAfter: a.header("retry-after"), release: async () => void (await a.text().catch(() => "")) }), { ...client.options.retry, signal: opts.signal });
 }
 
+export const isSuccess = (answer: StorageAnswer) => answer.status >= 200 && answer.status < 300;
+
 /** The EaselError of a storage answer that is not a success: its status and the store's own error text. */
-export async function storageError(what: string, response: Response): Promise<EaselError> {
-  const text = await response.text().catch(() => "");
+export async function storageError(what: string, answer: StorageAnswer): Promise<EaselError> {
+  const text = await answer.text().catch(() => "");
   const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
-  return new EaselError(response.status, "storage_error", `${what}: storage answered HTTP ${response.status}${code ? ` ${code}` : ""}`, { storage_body: text.slice(0, 500) });
+  return new EaselError(answer.status, "storage_error", `${what}: storage answered HTTP ${answer.status}${code ? ` ${code}` : ""}`, { storage_body: text.slice(0, 500) });
 }

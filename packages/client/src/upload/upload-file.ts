@@ -3,7 +3,7 @@ import { abortError, EaselError } from "../errors";
 import { createMd5, type Md5 } from "../md5";
 import { DEFAULT_RETRY } from "../retry";
 import type { Asset, PreparedUpload } from "../types";
-import { ByteReader, type ByteSource } from "./byte-reader";
+import { ByteReader, isRandomAccess, type ByteSource, type RandomAccessSource } from "./byte-reader";
 import { openSession, querySession, resumableUpload } from "./gcs-transfer";
 import { multipartPut, singlePut, storedParts } from "./s3-transfer";
 import type { TransferContext } from "./transfer";
@@ -21,8 +21,8 @@ export type ResumeStore = { load: () => Promise<ResumeState | null> | ResumeStat
 export type UploadFileOptions = {
   /** The workspace's slug. */
   workspace: string;
-  /** The bytes: a Blob or File (`file` and `blob` are the same here), or a stream with its `size`. */
-  file?: Blob;
+  /** The bytes: a Blob or File (`file` and `blob` are the same here; `file` may also be a RandomAccessSource), or a stream with its `size`. */
+  file?: Blob | RandomAccessSource;
   blob?: Blob;
   stream?: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
   /** Bytes in the stream (required with `stream`; a Blob knows its own). */
@@ -35,10 +35,12 @@ export type UploadFileOptions = {
   mediaType?: string;
   /**
    * The md5 of the bytes, when the caller knows it already: sent at upload_prepare, so the server
-   * refuses other bytes (422 checksum_mismatch) and nothing is hashed here. Without it the md5 is
-   * computed while the bytes are read and compared with the asset's.
+   * refuses other bytes (422 checksum_mismatch) and nothing is hashed here. A promise of it (an
+   * md5 being computed elsewhere, e.g. on a worker thread) is awaited before upload_complete and
+   * compared with the asset's. Without it the md5 is computed while the bytes are read and
+   * compared with the asset's.
    */
-  md5?: string;
+  md5?: string | Promise<string>;
   /** Called as bytes are stored: (bytes stored so far, total). Parts a resumed upload finds stored count as stored. */
   onProgress?: (bytesSent: number, total: number) => void;
   signal?: AbortSignal;
@@ -61,6 +63,7 @@ function sourceOf(opts: UploadFileOptions): { source: ByteSource; size: number; 
   const blob = opts.file ?? opts.blob;
   const given = [opts.file, opts.blob, opts.stream].filter((x) => x !== undefined).length;
   if (given !== 1) throw new EaselError(0, "invalid_options", "give exactly one of file, blob or stream");
+  if (blob && isRandomAccess(blob)) return { source: blob, size: blob.size, name: blob.name ?? null, type: null };
   if (blob) return { source: blob, size: blob.size, name: "name" in blob && typeof blob.name === "string" ? blob.name : null, type: blob.type || null };
   if (opts.size === undefined || !Number.isSafeInteger(opts.size) || opts.size < 0) throw new EaselError(0, "invalid_options", "a stream needs its size in bytes");
   return { source: opts.stream!, size: opts.size, name: null, type: null };
@@ -85,7 +88,7 @@ export async function uploadFile(client: EaselClient, opts: UploadFileOptions): 
   const prepareNew = async (): Promise<ResumeState> => {
     const answer = await client.prepareUpload({
       path: { slug },
-      body: { asset: { title, media_type: mediaType, size, ...(opts.board ? { collection_token: opts.board } : {}), ...(opts.md5 ? { md5: opts.md5 } : {}) } },
+      body: { asset: { title, media_type: mediaType, size, ...(opts.board ? { collection_token: opts.board } : {}), ...(typeof opts.md5 === "string" ? { md5: opts.md5 } : {}) } },
       signal,
     });
     const state: ResumeState = { prepared: answer.data, gcsSession: null };
@@ -131,7 +134,7 @@ export async function uploadFile(client: EaselClient, opts: UploadFileOptions): 
         // The multipart upload is no longer open (completed by an earlier run, or expired): complete
         // answers for the first case; otherwise a new reservation.
         const finished = await completeOrNull(client, slug, state, opts.board, signal);
-        if (finished) return checked(finished, await digestRest(md5, reader, ctx), ctx);
+        if (finished) return checked(finished, (await digestRest(md5, reader, ctx)) ?? (typeof opts.md5 === "string" ? null : await opts.md5!), ctx);
         state = await prepareNew();
         skip = new Set();
       }
@@ -139,11 +142,12 @@ export async function uploadFile(client: EaselClient, opts: UploadFileOptions): 
     } else {
       await singlePut(ctx, prepared);
     }
-    local = await digestRest(md5, reader, ctx);
+    // A promised md5 is compared like a computed one; a given string was checked by the server.
+    local = (await digestRest(md5, reader, ctx)) ?? (typeof opts.md5 === "string" ? null : await opts.md5!);
   } finally {
     await reader.close();
   }
-  await opts.beforeComplete?.(local ?? opts.md5!);
+  await opts.beforeComplete?.(local ?? (opts.md5 as string));
   const answer = await client.completeUpload({
     path: { slug },
     body: { asset: { signed_storage_id: state.prepared.signed_storage_id, ...(state.prepared.multipart_upload_id ? { multipart_upload_id: state.prepared.multipart_upload_id } : {}), ...(opts.board ? { collection_token: opts.board } : {}) } },
