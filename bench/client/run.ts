@@ -11,7 +11,7 @@
  * 2. Many small files (default 1,000 of 10 KiB): `easel-client upload --recursive` against
  *    `aws s3 cp --recursive`, in files per second.
  *
- *   npm run bench -- client [--size-mib 1024] [--files 1000] [--file-kib 10] [--runs 2] [--concurrency 4] [--dir DIR]
+ *   npm run bench -- client [--size-mib 1024] [--files 1000] [--file-kib 10] [--runs 3] [--concurrency 4] [--dir DIR]
  *
  * Each contender runs `--runs` times in turn (order rotated per run); medians are compared. Every
  * upload is new content to the server (the asset of a run is deleted before the next, so the
@@ -31,7 +31,7 @@ const MiB = 1024 * 1024;
 const SIZE = Number(args["size-mib"] ?? 1024) * MiB;
 const FILES = Number(args.files ?? 1000);
 const FILE_BYTES = Number(args["file-kib"] ?? 10) * 1024;
-const RUNS = Number(args.runs ?? 2);
+const RUNS = Number(args.runs ?? 3);
 const CONCURRENCY = Number(args.concurrency ?? 4);
 const AWS = "/usr/bin/aws";
 const CLIENT_BIN = path.join(repoRoot, "packages/client/bin/easel-client.js");
@@ -42,7 +42,11 @@ function parseArgs(argv: string[]): Record<string, string> {
   return out;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const load = () => os.loadavg()[0].toFixed(2);
 
 function run(bin: string, argv: string[], env: NodeJS.ProcessEnv): Promise<{ seconds: number; stdout: string }> {
@@ -102,10 +106,10 @@ async function main() {
       `[default]\nregion = ${creds.region}\nmax_attempts = 1\ns3 =\n  addressing_style = path\n  multipart_threshold = 8MB\n  multipart_chunksize = 8MB\n  max_concurrent_requests = ${CONCURRENCY}\n`,
     );
     fs.writeFileSync(path.join(awsHome, "credentials"), `[default]\naws_access_key_id = ${creds.access_key_id}\naws_secret_access_key = ${creds.secret_access_key}\n`);
-    const awsEnv = { PATH: "/usr/bin:/bin", HOME: awsHome, AWS_CONFIG_FILE: path.join(awsHome, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(awsHome, "credentials"), AWS_EC2_METADATA_DISABLED: "true", AWS_PAGER: "" };
+    const awsEnv = { PATH: "/usr/bin:/bin", HOME: awsHome, AWS_CONFIG_FILE: path.join(awsHome, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(awsHome, "credentials"), AWS_EC2_METADATA_DISABLED: "true", AWS_PAGER: "" } as unknown as NodeJS.ProcessEnv;
     const aws = (...a: string[]) => run(AWS, ["--endpoint-url", creds.endpoint, ...a], awsEnv);
     await aws("s3", "mb", "s3://bench-aws");
-    const clientEnv = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: path.join(dir, "state"), EASEL_URL: node.origin, EASEL_TOKEN: token } as NodeJS.ProcessEnv;
+    const clientEnv = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: path.join(dir, "state"), EASEL_URL: node.origin, EASEL_TOKEN: token } as unknown as NodeJS.ProcessEnv;
     const easelClient = (...a: string[]) => run(process.execPath, [CLIENT_BIN, ...a], clientEnv);
 
     console.log(`bench/client: ${(SIZE / MiB).toFixed(0)} MiB file, ${FILES} files of ${FILE_BYTES / 1024} KiB, ${RUNS} runs, concurrency ${CONCURRENCY}, ${os.cpus().length} cores, load ${load()}`);
