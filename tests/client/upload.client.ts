@@ -119,8 +119,9 @@ describe.each(["s3", "gcs"] as const)("easel-client upload on a %s workspace", (
   });
 });
 
-// One storage kind is enough here: what differs (hashing on the way, the check before completion) is the command's, not the transfer's.
-describe("easel-client upload of a file of 64 MiB or more", () => {
+// One storage kind is enough here: what these check (hashing on the way, the check before
+// completion, Ctrl-C) is the command's, not the storage kind's transfer.
+describe("easel-client upload: large files and Ctrl-C", () => {
   const kind = "s3";
   const { slug, token } = server.workspaces[kind];
   const client = createClient({ baseUrl: server.origin, token });
@@ -159,5 +160,35 @@ describe("easel-client upload of a file of 64 MiB or more", () => {
     expect(outcomeLines(copied.stdout)).toEqual([["skipped", copy, asset.token]]);
     expect((await uploadBytesReceived(server)) - before).toBeLessThanOrEqual(65 * MiB);
     expect(await assetsWithMd5(md5)).toHaveLength(1);
+  });
+
+  it("stops on Ctrl-C (SIGINT) with a failed line and exit 1, and the same command continues the upload", async () => {
+    const file = path.join(work, "interrupted", "take.bin");
+    await writeFileOfSize(file, 40 * MiB, `${kind}-sigint-${crypto.randomUUID()}`);
+    const md5 = await md5OfFile(file);
+    const proxy = await startThrottleProxy(server.origin, 20 * MiB);
+    try {
+      const proxied = { ...env, url: proxy.origin };
+      const args = ["upload", file, "--workspace", slug];
+      const before = await uploadBytesReceived(server);
+      const run = spawnCli(proxied, args);
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(25)) {
+        if ((await uploadBytesReceived(server)) - before >= 8 * MiB || run.child.exitCode !== null) break;
+      }
+      run.child.kill("SIGINT");
+      const stopped = await run.done;
+      expect(stopped.code, describeRun(args, stopped)).toBe(1);
+      expect(outcomeLines(stopped.stdout)[0].slice(0, 3)).toEqual(["failed", file, "aborted"]);
+      expect(await assetsWithMd5(md5)).toHaveLength(0);
+
+      proxy.setRate(Infinity);
+      const resumedFrom = await uploadBytesReceived(server);
+      const again = await runCli(proxied, args);
+      expect(again.code, describeRun(args, again)).toBe(0);
+      expect((await uploadBytesReceived(server)) - resumedFrom).toBeLessThan(40 * MiB);
+      expect(await assetsWithMd5(md5)).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ export type ClientOptions = {
   token?: string;
   /** Retries of 5xx, 429 and network errors (see RetryOptions); `{ retries: 0 }` turns them off. */
   retry?: RetryOptions;
-  /** The fetch to use (default: the global one). */
+  /** The fetch for API calls (default: the global one). Storage requests use node:http in Node and fetch in browsers. */
   fetch?: Fetch;
 };
 
