@@ -67,7 +67,10 @@ export async function encodeLadder(deps: Deps, owner: EncodeOwner, runId: string
       await uploads.sync(true);
     } catch (err) {
       clearInterval(timer);
-      await uploads.sync(false).catch(() => undefined);
+      // What ffmpeg finished before it failed is stored, so that the step's retry starts after it.
+      await uploads
+        .sync(false)
+        .catch((syncErr: unknown) => log().warn({ component: "encode", asset_id: owner.assetId, err: syncErr }, "could not store the segments finished before ffmpeg failed; a retry encodes them again"));
       await fs.promises.rm(out, { recursive: true, force: true });
       if (err instanceof EncodeFailure) throw err;
       // Over a media limit the same bytes would go over it again: no retry. Any other failure may pass.

@@ -10,7 +10,12 @@ export const MAX_FPS = 60;
 /** ~2× faster than `medium` on two cores for a slightly larger file at the same quality. */
 export const X264_PRESET = "veryfast";
 
-/** Tuning of the single pass for few cores (docs/video.md, "The ladder"; measured by bench/encode). */
+/**
+ * Extra knobs of the single pass, for bench/encode to try (BENCH_X264_PARAMS, BENCH_FILTER_THREADS).
+ * None is set: on two cores x264's own thread count per rung (1.5 × cores, lookahead of the
+ * `veryfast` preset) used the same CPU time as `threads=2` or `threads=4` and the least wall time
+ * (docs/video.md, "The ladder"), and the preset, CRF and peak rates are what hold each rung's quality.
+ */
 export type LadderTuning = { x264Params?: string; filterThreads?: number };
 export const LADDER_TUNING: LadderTuning = {};
 
