@@ -9,6 +9,7 @@ import { failAbandonedRun, failEncode } from "./fail";
 import type { Variant } from "./playlists";
 import { publishEncode } from "./publish";
 import { encodeRendition, planEncode, type EncodePlan } from "./rendition";
+import { makeStoryboard } from "./storyboard";
 
 /** Waits of a run whose asset another live run is encoding: 15 s doubling to 5 min, at most ~16 h in all. */
 const waitSeconds = (i: number) => Math.min(300, 15 * 2 ** Math.min(i - 1, 5));
@@ -65,7 +66,8 @@ export const encodeVideoJob = inngest.createFunction(
         const current = plan;
         variants.push(await step.run(`rendition-${rung.name}`, failFast(async () => encodeRendition(await getDeps(), owner, runId, current, rung))));
       }
-      const rungs = plan.rungs;
+      const { rungs, source } = plan;
+      await step.run("storyboard", async () => makeStoryboard(await getDeps(), owner, runId, source));
       return await step.run("publish", async () => publishEncode(await getDeps(), owner, runId, rungs, variants));
     } catch (err) {
       // ---- a step failed for good: record the code, remove the unpublished outputs, fail the run
