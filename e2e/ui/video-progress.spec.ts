@@ -1,0 +1,71 @@
+import { execFileSync } from "node:child_process";
+import type { Page, Route } from "@playwright/test";
+import { apiClient } from "../support/api";
+import { seed } from "../support/env";
+import { expect, test } from "../support/page-test";
+import { docsShot, snap } from "../support/shots";
+
+const slug = seed.workspaces.s3;
+
+/**
+ * Answers the page's reads of one asset (its own GET and its board's list) as a running encode
+ * would have them, at the progress `now()` gives: so the bar's display of every value is checked
+ * without waiting for an encode to pass through each.
+ */
+async function encodingAs(page: Page, assetToken: string, now: () => { fraction: number; rung: string; eta_seconds: number | null }) {
+  const rewrite = (a: Record<string, unknown>) =>
+    a.token === assetToken ? { ...a, encode_status: "processing", stream_url: null, storyboard_url: null, encode_progress: now() } : a;
+  const handler = async (route: Route) => {
+    if (route.request().method() !== "GET") return route.fallback();
+    const response = await route.fetch();
+    const body = await response.json();
+    body.data = Array.isArray(body.data) ? body.data.map(rewrite) : rewrite(body.data);
+    await route.fulfill({ response, json: body });
+  };
+  await page.route(new RegExp(`/v1/${slug}/(assets/${assetToken}|boards/[A-Za-z0-9]+/assets)(\\?|$)`), handler);
+}
+
+test("an encode's progress shows on the asset page and the board card, and moves with the live updates", async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const clip = testInfo.outputPath("progress-clip.mp4");
+  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25", "-t", "2", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip]);
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Encoding");
+  const video = await api.upload(clip, { board: board.token, title: "Long take" });
+  const rename = async (title: string) => {
+    const res = await request.patch(`/v1/${slug}/assets/${video.token}`, { headers: { authorization: `Bearer ${seed.tokens.s3}` }, data: { asset: { title } } });
+    expect(res.status()).toBe(200);
+  };
+  let progress = { fraction: 0.18, rung: "360p", eta_seconds: 300 };
+  await encodingAs(page, video.token, () => progress);
+  const reads: string[] = [];
+  page.on("request", (r) => r.url().includes(`/assets/${video.token}`) && r.method() === "GET" && reads.push(r.url()));
+
+  await page.goto(`/w/${slug}/assets/${video.token}`);
+  const bar = page.getByRole("progressbar", { name: "Encode progress" });
+  await expect(bar).toHaveAttribute("aria-valuenow", "18");
+  await expect(bar).toHaveAttribute("aria-valuetext", "Encoding 360p · 18 % · about 5 min left");
+  await expect(page.getByTestId("encode-progress-text")).toHaveText("Encoding 360p · 18 % · about 5 min left");
+
+  // Nothing polls: the page reads the asset again only when the live updates name it (a title change here).
+  const before = reads.length;
+  await page.waitForTimeout(3000);
+  expect(reads.length).toBe(before);
+  progress = { fraction: 0.64, rung: "720p", eta_seconds: 45 };
+  await rename("Long take, trimmed");
+  await expect(bar).toHaveAttribute("aria-valuenow", "64");
+  await expect(page.getByTestId("encode-progress-text")).toHaveText("Encoding 720p · 64 % · less than a minute left");
+  await snap(page, testInfo, "encode-progress-asset");
+  await docsShot(page, "video-encode-progress");
+
+  // The board card: a bar over the thumbnail's foot, and the percentage in its badge.
+  await page.goto(`/w/${slug}/boards/${board.token}`);
+  const card = page.getByTestId("asset-card").filter({ hasText: "Long take, trimmed" });
+  await expect(card.getByRole("progressbar", { name: "Encode progress" })).toHaveAttribute("aria-valuenow", "64");
+  await expect(card).toContainText("processing 64 %");
+  progress = { fraction: 0.9, rung: "720p", eta_seconds: 10 };
+  await rename("Long take, final");
+  await expect(page.getByTestId("asset-card").filter({ hasText: "Long take, final" }).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "90");
+  await snap(page, testInfo, "encode-progress-card");
+  await docsShot(page, "video-encode-progress-card");
+});
