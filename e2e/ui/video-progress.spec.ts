@@ -63,13 +63,13 @@ test("an encode's progress shows on the asset page and the board card, and moves
   await snap(page, testInfo, "encode-progress-asset");
   await docsShot(page, "video-encode-progress");
 
-  // The board card: a bar over the thumbnail's foot, and the percentage in its badge.
+  // The board card: a bar over the thumbnail's foot, with the same words.
   await page.goto(`/w/${slug}/boards/${board.token}`);
   progress = { fraction: 0.9, rung: "720p", eta_seconds: 10 };
   await rename("Long take, final");
   const card = page.getByTestId("asset-card").filter({ hasText: "Long take, final" });
   await expect(card.getByRole("progressbar", { name: "Encode progress" })).toHaveAttribute("aria-valuenow", "90");
-  await expect(card).toContainText("processing 90 %");
+  await expect(card).toContainText("Encoding 720p · 90 % · less than a minute left");
   await snap(page, testInfo, "encode-progress-card");
   await docsShot(page, "video-encode-progress-card");
 });

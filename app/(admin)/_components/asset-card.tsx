@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { Badge } from "@/app/_components/ui/badge";
-import { describeProgress, percentOf } from "@/lib/client/encode-progress";
+import { describeProgress } from "@/lib/client/encode-progress";
 import { formatBytes, headMedia, mediaFamily } from "@/lib/client/format";
 import type { Asset, Thumbnail } from "@/lib/client/types";
 import { EncodeProgressBar } from "./encode-progress-bar";
@@ -32,7 +32,6 @@ function StatusBadge({ asset }: { asset: Asset }) {
   if (mediaFamily(asset.media_type) !== "video") return null;
   if (asset.stream_url) return <Badge tone="green">stream ready</Badge>;
   if (asset.encode_status === "failed") return <Badge tone="red">encode failed</Badge>;
-  if (asset.encode_progress) return <Badge tone="amber">processing {percentOf(asset.encode_progress.fraction)} %</Badge>;
   if (asset.encode_status === "queued" || asset.encode_status === "processing") return <Badge tone="amber">{asset.encode_status}</Badge>;
   return null;
 }
