@@ -42,7 +42,7 @@ export async function claimEncode(deps: Deps, input: { assetId: number; runId: s
   await writeLease(storage, asset.storageKey, input.runId, deps.clock);
   await deps.db
     .update(assets)
-    .set({ encodeStatus: "processing", encodeError: null })
+    .set({ encodeStatus: "processing", encodeError: null, encodeProgress: null })
     .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey)));
   await announceJobResult(deps.db, { kind: "encode_started", assetId: asset.id });
   await sweepWorkDirs().catch(logLost("sweeping old encode work folders (swept again at the next claim)"));

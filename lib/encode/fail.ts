@@ -16,7 +16,7 @@ import { removeWorkDir } from "./source-file";
 export async function markFailed(deps: Deps, assetId: number, storageKey: string, code: EncodeErrorCode, processingError?: ProcessingError): Promise<void> {
   const marked = await deps.db
     .update(assets)
-    .set({ encodeStatus: "failed", encodeError: code, ...(processingError ? { processingError } : {}) })
+    .set({ encodeStatus: "failed", encodeError: code, encodeProgress: null, ...(processingError ? { processingError } : {}) })
     .where(and(eq(assets.id, assetId), eq(assets.storageKey, storageKey), ne(assets.encodeStatus, "ready")))
     .returning({ id: assets.id });
   if (marked.length) await announceJobResult(deps.db, { kind: "encode_failed", assetId });

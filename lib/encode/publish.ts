@@ -44,7 +44,7 @@ export async function publishEncode(deps: Deps, owner: EncodeOwner, runId: strin
   const updated = await transactionWithEvents(deps, async (tx, stage) => {
     const [row] = await tx
       .update(assets)
-      .set({ streamKey, encodeStatus: "ready", encodeError: null })
+      .set({ streamKey, encodeStatus: "ready", encodeError: null, encodeProgress: null })
       .where(and(eq(assets.id, owner.assetId), eq(assets.storageKey, owner.storageKey), or(ne(assets.encodeStatus, "ready"), isNull(assets.streamKey))))
       .returning();
     if (row) await stageAssetChanged(stage, deps.clock, { asset: row, kind: "asset_updated", changes: { stream_url: { old: null, new: link(row.token, "stream") } } });

@@ -13,6 +13,7 @@ import { whileLeased } from "./lease";
 import { eachLimited } from "./outputs";
 import { avcCodecOf, bitRates, parseMediaPlaylist, type Variant } from "./playlists";
 import { probeSource, type SourceInfo } from "./probe-source";
+import { progressReporter } from "./progress";
 import { runFfmpeg } from "./run-ffmpeg";
 import { sourceFile, workDir } from "./source-file";
 
@@ -46,7 +47,14 @@ export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: str
     const timeoutMs = renditionTimeoutMs(source);
     log().info({ component: "encode", asset_id: owner.assetId, rendition: rung.name, time_limit_s: timeoutMs / 1000 }, "rendition encode started");
     try {
-      await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs, pidFile: path.join(scratch, `${rung.name}.pid`), scratch });
+      const progress = progressReporter(deps, owner);
+      const share = ladderShares(plan.rungs, rung);
+      const onPosition = source.durationSeconds ? (s: number) => progress.report(share.before + share.own * Math.min(1, s / source.durationSeconds!), rung.name) : undefined;
+      try {
+        await runFfmpeg(renditionArgs(input, source, rung, out), { timeoutMs, pidFile: path.join(scratch, `${rung.name}.pid`), scratch, onPosition });
+      } finally {
+        await progress.settle();
+      }
     } catch (err) {
       await fs.promises.rm(out, { recursive: true, force: true });
       // Over a media limit the same bytes would go over it again: no retry. Any other failure may pass.
@@ -77,4 +85,13 @@ export async function encodeRendition(deps: Deps, owner: EncodeOwner, runId: str
       ...(source.fps ? { frameRate: Math.min(source.fps, 60) } : {}),
     };
   });
+}
+
+/** A rung's share of the whole ladder's work (by pixels, what the encode time follows), and the share of the rungs before it. */
+function ladderShares(rungs: Rung[], rung: Rung): { before: number; own: number } {
+  const pixels = (r: Rung) => r.width * r.height;
+  const total = rungs.reduce((sum, r) => sum + pixels(r), 0);
+  const at = rungs.indexOf(rung);
+  const before = rungs.slice(0, Math.max(0, at)).reduce((sum, r) => sum + pixels(r), 0);
+  return { before: before / total, own: pixels(rung) / total };
 }

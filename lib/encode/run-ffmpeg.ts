@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { log } from "../log/logger.mjs";
 import { binaries } from "../media/ffmpeg";
 import { runLimited } from "../sandbox/run-limited";
+import { progressReader } from "./ffmpeg-progress";
 
 /**
  * Runs one ffmpeg encode, its pid kept in `pidFile` while it runs. A worker killed with -9 takes
@@ -11,13 +12,20 @@ import { runLimited } from "../sandbox/run-limited";
  * and its process killed, but only if it is an ffmpeg working in `scratch` (this run's folder):
  * a recycled pid belongs to someone else and is left alone.
  */
-export async function runFfmpeg(args: string[], opts: { timeoutMs: number; pidFile: string; scratch: string }): Promise<void> {
+export async function runFfmpeg(
+  args: string[],
+  opts: { timeoutMs: number; pidFile: string; scratch: string; onPosition?: (seconds: number) => void },
+): Promise<void> {
   await stopOrphan(opts.pidFile, opts.scratch);
   // Under the media limits (time in proportion to the source, memory EASEL_MEDIA_MEMORY_MB): MediaLimitError over one.
   let wrote: Promise<void> = Promise.resolve();
   try {
-    await runLimited(binaries().ffmpeg, args, {
+    // With a position listener, ffmpeg reports where its output stands on stdout (`-progress`).
+    const onPosition = opts.onPosition;
+    const reporting = onPosition ? ["-progress", "pipe:1", "-nostats"] : [];
+    await runLimited(binaries().ffmpeg, [...reporting, ...args], {
       what: "ffmpeg",
+      ...(onPosition ? { onStdout: progressReader((seconds) => onPosition(seconds)) } : {}),
       timeoutMs: opts.timeoutMs,
       onSpawn: (child) => (wrote = fs.promises.writeFile(opts.pidFile, String(child.pid))),
     });

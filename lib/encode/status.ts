@@ -25,7 +25,7 @@ export const encodeFinished = (asset: Pick<Asset, "encodeStatus" | "streamKey">)
 export async function markQueued(db: DbOrTx, asset: Asset, from: EncodeStatus[]): Promise<Asset | null> {
   const [row] = await db
     .update(assets)
-    .set({ encodeStatus: "queued", encodeError: null })
+    .set({ encodeStatus: "queued", encodeError: null, encodeProgress: null })
     .where(and(eq(assets.id, asset.id), eq(assets.storageKey, asset.storageKey), inArray(assets.encodeStatus, from)))
     .returning();
   return row ?? null;

@@ -12,6 +12,8 @@ export type AssetAnnouncement = {
   /** The cursor; the outbox row's id when the change stored one, a new ULID otherwise. */
   id?: string;
   changed?: string[];
+  /** encode_progress: where the encode stands. */
+  progress?: LiveMessage["progress"];
   /** For an asset already deleted: what the deleting write kept of it. */
   gone?: { workspaceId: number; token: string; boardIds: number[] };
 };
@@ -54,5 +56,5 @@ export async function announceAsset(db: DbOrTx, a: AssetAnnouncement): Promise<v
     return;
   }
   const boards = await boardTokensOf(db, { assetId: a.assetId });
-  await notifyLive(db, { id, workspaceId: row.workspaceId, kind: a.kind, asset: row.token, boards, version: row.next, changed: a.changed?.slice(0, 64) });
+  await notifyLive(db, { id, workspaceId: row.workspaceId, kind: a.kind, asset: row.token, boards, version: row.next, changed: a.changed?.slice(0, 64), progress: a.progress });
 }

@@ -133,7 +133,9 @@ export class LiveHub {
       log().warn({ component: "live", err }, "a live message that does not parse was dropped");
       return;
     }
-    this.recent.push(message);
+    // Progress is superseded by the next report within a second or two: kept for catch-up, a long
+    // encode's reports would push every other change out of the window.
+    if (message.kind !== "encode_progress") this.recent.push(message);
     if (this.recent.length > CATCH_UP_MESSAGES) this.recent.splice(0, this.recent.length - CATCH_UP_MESSAGES);
     for (const l of [...(this.byWorkspace.get(message.workspaceId) ?? [])]) if (listenerSees(l, message)) l.deliver(message);
   }

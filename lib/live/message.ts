@@ -11,9 +11,11 @@ export const LIVE_CHANNEL = "easel_live";
  *   metadata edit, encode published: `changed` names the fields, e.g. `stream_url`).
  * - asset_processed: thumbnails, dimensions and the sniffed type were saved.
  * - encode_queued / encode_started / encode_failed: the encode badge moved.
+ * - encode_progress: a running encode came further (`progress`, the asset JSON's encode_progress);
+ *   at most about one a second per encode, and not kept for catch-up (the next one supersedes it).
  * - delivery: a webhook delivery of `trigger` was queued or attempted.
  */
-export const LIVE_KINDS = ["asset_added", "asset_updated", "asset_deleted", "asset_processed", "encode_queued", "encode_started", "encode_failed", "delivery"] as const;
+export const LIVE_KINDS = ["asset_added", "asset_updated", "asset_deleted", "asset_processed", "encode_queued", "encode_started", "encode_failed", "encode_progress", "delivery"] as const;
 export type LiveKind = (typeof LIVE_KINDS)[number];
 
 /** Board tokens past this many are not listed (`boards: null`: the page refreshes every board's grid). */
@@ -32,6 +34,10 @@ export const LiveMessage = z.object({
   version: z.number().int().optional(),
   /** Names of the fields that changed (asset_updated). */
   changed: z.array(z.string().max(64)).max(64).optional(),
+  /** How far the encode has come (encode_progress): the asset JSON's `encode_progress`, so a page can move its bar without a refetch. */
+  progress: z
+    .object({ fraction: z.number().min(0).max(1), rung: z.string().max(40), eta_seconds: z.number().min(0).nullable() })
+    .optional(),
   /** The trigger of a delivery. */
   trigger: z.string().max(100).optional(),
 });

@@ -12,6 +12,8 @@ export type LimitedOptions = {
   memoryBytes?: number;
   /** Stdout kept in memory at most (a child that writes more is killed): results go through files. */
   maxStdoutBytes?: number;
+  /** Receives stdout as it arrives instead of keeping it (a child reporting progress for minutes); the result's stdout is then empty. */
+  onStdout?: (chunk: Buffer) => void;
   /** Called with the child's pid once it runs (the encode keeps it in a pid file). */
   onSpawn?: (child: ChildProcess) => void;
 };
@@ -73,6 +75,7 @@ export function runLimited(bin: string, args: string[], opts: LimitedOptions): P
     let overTime = false;
     let overOutput = false;
     child.stdout!.on("data", (d: Buffer) => {
+      if (opts.onStdout) return opts.onStdout(d);
       stdoutBytes += d.length;
       if (stdoutBytes > maxStdout) {
         overOutput = true;
