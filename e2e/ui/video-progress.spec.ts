@@ -73,3 +73,33 @@ test("an encode's progress shows on the asset page and the board card, and moves
   await snap(page, testInfo, "encode-progress-card");
   await docsShot(page, "video-encode-progress-card");
 });
+
+test("the progress bar moves on an open page during a real encode", async ({ page, request }, testInfo) => {
+  test.setTimeout(240_000);
+  // 30 s of a noisy pattern: an encode of several seconds even on a fast machine, reporting about once a second.
+  const clip = testInfo.outputPath("real-encode.mp4");
+  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25,noise=alls=20:allf=t", "-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip]);
+  const api = apiClient(request, slug, seed.tokens.s3);
+  const board = await api.createBoard("Real encode");
+  // Every value the bar shows, as it changes (the page is watched, not sampled).
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { seenProgress: string[] }).seenProgress = seen;
+    new MutationObserver(() => {
+      const value = document.querySelector('[data-testid="encode-progress"]')?.getAttribute("aria-valuenow");
+      if (value != null && seen[seen.length - 1] !== value) seen.push(value);
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"] });
+  });
+  const video = await api.upload(clip, { board: board.token, title: "Thirty seconds" });
+  await page.goto(`/w/${slug}/assets/${video.token}`);
+  await expect(page.getByTestId("encode-progress")).toBeVisible({ timeout: 120_000 });
+  await snap(page, testInfo, "encode-progress-real");
+  await expect(page.getByTestId("hls-player")).toBeVisible({ timeout: 180_000 });
+  const seen = (await page.evaluate(() => (window as unknown as { seenProgress: string[] }).seenProgress)).map(Number);
+  const shown = `values shown: ${seen.join(", ")}`;
+  expect(new Set(seen).size, shown).toBeGreaterThanOrEqual(3);
+  expect(seen[seen.length - 1], shown).toBeGreaterThan(seen[0]);
+  // Forwards only; a reread that set out just before a report was pushed may land just after it
+  // and show the stored value a moment behind, never more than a report's step.
+  for (let i = 1; i < seen.length; i++) expect(seen[i], shown).toBeGreaterThanOrEqual(Math.max(...seen.slice(0, i)) - 5);
+});
