@@ -78,7 +78,7 @@ test("the progress bar moves on an open page during a real encode", async ({ pag
   test.setTimeout(240_000);
   // 30 s of a noisy pattern: an encode of several seconds even on a fast machine, reporting about once a second.
   const clip = testInfo.outputPath("real-encode.mp4");
-  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25,noise=alls=20:allf=t", "-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip]);
+  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25,noise=alls=20:allf=t", "-t", "30", "-c:v", "libx264", "-preset", "veryfast", "-crf", "32", "-pix_fmt", "yuv420p", clip]);
   const api = apiClient(request, slug, seed.tokens.s3);
   const board = await api.createBoard("Real encode");
   // Every value the bar shows, as it changes (the page is watched, not sampled).
@@ -97,6 +97,7 @@ test("the progress bar moves on an open page during a real encode", async ({ pag
   await expect(page.getByTestId("hls-player")).toBeVisible({ timeout: 180_000 });
   const seen = (await page.evaluate(() => (window as unknown as { seenProgress: string[] }).seenProgress)).map(Number);
   const shown = `values shown: ${seen.join(", ")}`;
+  testInfo.annotations.push({ type: "progress", description: shown });
   expect(new Set(seen).size, shown).toBeGreaterThanOrEqual(3);
   expect(seen[seen.length - 1], shown).toBeGreaterThan(seen[0]);
   // Forwards only; a reread that set out just before a report was pushed may land just after it
