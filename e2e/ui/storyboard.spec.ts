@@ -62,6 +62,8 @@ test("the seek bar shows the storyboard's frame under the mouse, a finger and th
   await expect(preview).toContainText("0:05");
   await expect(frame).toHaveCSS("background-position", "-800px 0px");
   await expect(bar).toHaveAttribute("aria-valuetext", "0:05 of 0:10");
+  // Escape hides the preview and stays on the page (with no preview shown, Escape goes back to the board).
   await page.keyboard.press("Escape");
   await expect(preview).toBeHidden();
+  await expect(page).toHaveURL(new RegExp(`/assets/${video.token}$`));
 });

@@ -109,7 +109,11 @@ export function StoryboardSeekBar({ video, track, onSeek }: { video: RefObject<H
       Home: 0,
       End: duration,
     };
-    if (e.key === "Escape") return setPreview(null);
+    // Escape first hides a shown preview; with none shown it goes on to the page (back to the board).
+    if (e.key === "Escape" && preview) {
+      e.preventDefault();
+      return setPreview(null);
+    }
     if (!(e.key in to)) return;
     e.preventDefault();
     const time = clamp(to[e.key], 0, duration);
