@@ -112,10 +112,13 @@ export function StoryboardSeekBar({ video, track, onSeek }: { video: RefObject<H
     // Escape first hides a shown preview; with none shown it goes on to the page (back to the board).
     if (e.key === "Escape" && preview) {
       e.preventDefault();
+      e.stopPropagation();
       return setPreview(null);
     }
     if (!(e.key in to)) return;
+    // The bar's keys are its own: not also the lightbox's next and previous asset.
     e.preventDefault();
+    e.stopPropagation();
     const time = clamp(to[e.key], 0, duration);
     seek(time);
     setPreview(at(time));
