@@ -4,11 +4,11 @@ import { inngest } from "../jobs/client";
 import { encodeVideoRequested } from "../jobs/events";
 import { limitOf } from "../sandbox/limit-error";
 import { claimEncode, type Claim } from "./claim";
+import { encodeLadder } from "./encode-ladder";
 import { EncodeFailure, encodeErrorCode } from "./errors";
 import { failAbandonedRun, failEncode } from "./fail";
-import type { Variant } from "./playlists";
+import { planEncode, type EncodePlan } from "./plan-encode";
 import { publishEncode } from "./publish";
-import { encodeRendition, planEncode, type EncodePlan } from "./rendition";
 import { makeStoryboard } from "./storyboard";
 
 /** Waits of a run whose asset another live run is encoding: 15 s doubling to 5 min, at most ~16 h in all. */
@@ -28,8 +28,9 @@ const failFast =
   };
 
 /**
- * Encodes a video to an adaptive HLS ladder. Durable steps: claim, probe, one per rendition,
- * publish; a run cut short resumes at the rendition it was encoding. At most two encode steps at
+ * Encodes a video to an adaptive HLS ladder. Durable steps: claim, probe, ladder (every rung in one
+ * ffmpeg pass), publish; a run cut short resumes at its step, and a ladder step cut short resumes
+ * at the first segment it had not stored in every rung. At most two encode steps at
  * once, one per workspace (a workspace's backlog never holds both; docs/jobs.md, "Fair queues"),
  * so the steps of one asset never overlap; two runs of one asset (a retry while encoding) are
  * kept apart by the lease.
@@ -59,13 +60,10 @@ export const encodeVideoJob = inngest.createFunction(
 
     let plan: EncodePlan | null = null;
     try {
-      // ---- probe, one step per rendition, publish
+      // ---- probe, the ladder (every rung in one pass), publish
       plan = await step.run("probe", failFast(async () => planEncode(await getDeps(), owner, runId)));
-      const variants: Variant[] = [];
-      for (const rung of plan.rungs) {
-        const current = plan;
-        variants.push(await step.run(`rendition-${rung.name}`, failFast(async () => encodeRendition(await getDeps(), owner, runId, current, rung))));
-      }
+      const current = plan;
+      const variants = await step.run("ladder", failFast(async () => encodeLadder(await getDeps(), owner, runId, current)));
       const { rungs, source } = plan;
       await step.run("storyboard", async () => makeStoryboard(await getDeps(), owner, runId, source));
       return await step.run("publish", async () => publishEncode(await getDeps(), owner, runId, rungs, variants));

@@ -81,3 +81,16 @@ export function avcCodecOf(init: Uint8Array): string | null {
   const hex = (n: number) => n.toString(16).padStart(2, "0");
   return `avc1.${hex(buf[at + 5])}${hex(buf[at + 6])}${hex(buf[at + 7])}`;
 }
+
+/**
+ * A media playlist of fMP4 segments, as the encode stores it: every segment written so far behind
+ * one init segment, `#EXT-X-ENDLIST` once the rendition is complete. The target duration is the
+ * longest segment rounded to the nearest second, as HLS requires.
+ */
+export function mediaPlaylist(segments: MediaSegment[], map: string, ended: boolean): string {
+  const target = Math.max(1, Math.round(Math.max(0, ...segments.map((s) => s.duration))));
+  const lines = ["#EXTM3U", "#EXT-X-VERSION:7", `#EXT-X-TARGETDURATION:${target}`, "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-INDEPENDENT-SEGMENTS", `#EXT-X-MAP:URI="${map}"`];
+  for (const s of segments) lines.push(`#EXTINF:${s.duration.toFixed(6)},`, s.uri);
+  if (ended) lines.push("#EXT-X-ENDLIST");
+  return `${lines.join("\n")}\n`;
+}

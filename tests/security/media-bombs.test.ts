@@ -110,8 +110,8 @@ describe("hostile images from one workspace, another workspace's reads and uploa
       const processed = await assetRow(deps.db, asset.id);
       expect(processed.media.durationSeconds).toBeGreaterThan(1799);
       expect(processed.thumbnails).toHaveLength(3);
-      // Each rendition's ffmpeg ran under EASEL_MEDIA_TIMEOUT_S per minute of source: 45 s × 30.
-      const limits = logs.lines().filter((l) => l.msg === "rendition encode started" && l.asset_id === asset.id).map((l) => l.time_limit_s);
+      // The ladder's ffmpeg (one rung here) ran under EASEL_MEDIA_TIMEOUT_S per minute of source per rung: 45 s × 30.
+      const limits = logs.lines().filter((l) => l.msg === "ladder encode started" && l.asset_id === asset.id).map((l) => l.time_limit_s);
       expect(limits.length).toBeGreaterThan(0);
       expect(new Set(limits)).toEqual(new Set([1350]));
       // Within that limit the encode ends (ready), or over it fails as time_limit without retries.

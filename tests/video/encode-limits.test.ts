@@ -8,7 +8,7 @@ import { makeClip, retryEncode, useVideoJobs, waitForAsset } from "./helpers";
 
 /**
  * An encode over its time limit (docs/video.md, "Time and memory limits of an encode"): the
- * rendition's ffmpeg is killed at EASEL_MEDIA_TIMEOUT_S per minute of source, the encode fails
+ * ladder's ffmpeg is killed at EASEL_MEDIA_TIMEOUT_S per minute of source for each rung, the encode fails
  * at once (no retry of the step: the same bytes would go over the limit again), and the asset
  * records processing_error time_limit beside encode_error.
  */
@@ -40,9 +40,10 @@ it("a one-minute noisy clip under a 1 s-per-minute limit: encode failed, process
     expect((await retryEncode(ws, token, asset.token)).status).toBe(200);
     const failed = await waitForAsset(deps.db, asset.id, (a) => a.encodeStatus === "failed" || a.encodeStatus === "ready", "the encode to end", 120_000);
     expect([failed.encodeStatus, failed.encodeError]).toEqual(["failed", "encode_failed"]);
-    expect(failed.processingError).toEqual({ code: "time_limit", message: "ffmpeg ran longer than its time limit of 1 s and was stopped" });
-    const attempts = logs.lines().filter((l) => l.msg === "rendition encode started" && l.asset_id === asset.id);
-    expect(attempts.map((l) => [l.rendition, l.time_limit_s])).toEqual([["240p", 1]]);
+    expect(failed.processingError).toEqual({ code: "time_limit", message: "ffmpeg ran longer than its time limit of 2 s and was stopped" });
+    // One attempt of the ladder (240p and 360p in one pass), under 1 s per minute of source for each rung.
+    const attempts = logs.lines().filter((l) => l.msg === "ladder encode started" && l.asset_id === asset.id);
+    expect(attempts.map((l) => [l.rungs, l.time_limit_s])).toEqual([[["240p", "360p"], 2]]);
   } finally {
     logs.restore();
   }

@@ -7,9 +7,10 @@ import { exited } from "../helpers/child-process";
 import { makeClip } from "./helpers";
 
 /**
- * kill -9 of the worker in the middle of an encode (the second rendition running, the first
- * finished): after a restart the encode resumes at the rendition it was cut in, the finished
- * rendition is not encoded again, and the published stream is complete.
+ * kill -9 of the worker in the middle of the ladder's single pass, after it stored some segments
+ * of every rung: after a restart the encode resumes at the first segment not stored, its ffmpeg
+ * starts there (not at 0), the segments stored before the kill are neither encoded nor stored
+ * again (same objects, same ETags), and the published stream is complete.
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "easel-video-kill-"));
 const children: ChildProcess[] = [];
@@ -20,8 +21,8 @@ afterAll(() => {
 
 function start(send: boolean, clip = "") {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "kill/harness.ts")], {
-    // The test follows the encode through the child's info lines, whatever level the suite logs at.
-    env: { ...process.env, EASEL_LOG_LEVEL: "info", HARNESS_DIR: dir, HARNESS_CLIP: clip, HARNESS_SEND: send ? "1" : "0", EASEL_DATA_DIR: dir },
+    // The test follows the encode through the child's log lines (debug: each round of stored segments).
+    env: { ...process.env, EASEL_LOG_LEVEL: "debug", HARNESS_DIR: dir, HARNESS_CLIP: clip, HARNESS_SEND: send ? "1" : "0", EASEL_DATA_DIR: dir },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -34,41 +35,65 @@ function start(send: boolean, clip = "") {
 async function until(test: () => boolean, what: string, proc: { output: () => string }, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nchild output:\n${proc.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nchild output:\n${proc.output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-/** How many of the child's log lines say that `rendition` (e.g. "360p") `started` or `finished`. */
-const count = (text: string, event: string) => {
-  const [rendition, what] = event.split(" ");
-  return text
+type LogLine = { msg?: string; from?: number; to?: number; final?: boolean; start_segment?: number; start_seconds?: number; rungs?: string[] };
+
+/** The child's complete JSON log lines with this message. */
+const lines = (text: string, msg: string): LogLine[] =>
+  text
     .split("\n")
     .slice(0, -1) // the part after the last newline may be a line still arriving
     .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { rendition?: string; msg?: string })
-    .filter((l) => l.rendition === rendition && l.msg === `rendition encode ${what}`).length;
-};
+    .map((l) => JSON.parse(l) as LogLine)
+    .filter((l) => l.msg === msg);
 
-it("resumes an encode after kill -9 without re-encoding the finished rendition", { timeout: 300_000 }, async () => {
+/** The JSON after `harness:<tag> ` in the output. */
+const report = (text: string, tag: string) => JSON.parse(text.slice(text.indexOf(`harness:${tag} `) + `harness:${tag} `.length).split("\n")[0]);
+
+it("resumes the ladder after kill -9 from its last segment stored in every rung, without encoding or storing those again", { timeout: 300_000 }, async () => {
   const clip = path.join(dir, "clip.mp4");
-  fs.writeFileSync(clip, makeClip({ size: "640x360", seconds: 10, noisy: true }));
+  // 32 s: 8 segments of 4 s in a 240p/360p ladder, several seconds of encoding on two cores.
+  fs.writeFileSync(clip, makeClip({ size: "640x360", seconds: 32, noisy: true }));
 
   const first = start(true, clip);
-  await until(() => count(first.output(), "360p started") > 0, "the second rendition to start", first);
+  // Killed once at least two segments of every rung are stored, and before the last.
+  await until(() => lines(first.output(), "segments stored").some((l) => l.to! >= 1), "two segments of every rung to be stored", first);
   first.child.kill("SIGKILL");
   await exited(first.child);
-  expect(count(first.output(), "240p finished")).toBe(1);
-  expect(count(first.output(), "360p finished")).toBe(0);
+  const firstRounds = lines(first.output(), "segments stored");
+  expect(firstRounds.some((l) => l.final)).toBe(false);
+  expect(lines(first.output(), "ladder encode started").map((l) => l.start_segment)).toEqual([0]);
 
   const second = start(false);
   await until(() => second.output().includes("harness:done"), "the encode to finish after the restart", second);
   // The harness exits right after reporting: it may be gone before this line runs.
   await exited(second.child);
   const out = second.output();
-  const done = JSON.parse(out.slice(out.indexOf("harness:done ") + "harness:done ".length).split("\n")[0]);
-  expect(done).toMatchObject({ status: "ready", error: null, missing: 0 });
-  // Master → 2 playlists → init + 3 segments each (10 s in 4 s segments).
-  expect(done.files).toBe(8);
-  expect({ "240p": count(out, "240p started"), "360p": count(out, "360p started"), finished: count(out, "360p finished") }).toEqual({ "240p": 0, "360p": 1, finished: 1 });
+  const stored = report(out, "stored") as Record<string, string>;
+  const done = report(out, "done") as { status: string; error: string | null; files: number; missing: number; seconds: number; etags: Record<string, string> };
+
+  // Before the restart: segments 0..n-1 of both rungs, n ≥ 2 (lockstep), and not the whole clip.
+  const storedNames = Object.keys(stored).sort();
+  const perRung = (rung: string) => storedNames.filter((k) => k.startsWith(`${rung}/`)).length;
+  const n = perRung("240p");
+  expect(n).toBeGreaterThanOrEqual(2);
+  expect(n).toBeLessThan(8);
+  expect(perRung("360p")).toBe(n);
+
+  // The resumed ffmpeg started at segment n (n × 4 s into the source), and stored nothing before it.
+  const resumed = lines(out, "ladder encode started");
+  expect(resumed.map((l) => [l.start_segment, l.start_seconds])).toEqual([[n, n * 4]]);
+  const rounds = lines(out, "segments stored");
+  expect(rounds.length).toBeGreaterThan(0);
+  expect(Math.min(...rounds.map((l) => l.from!))).toBe(n);
+
+  // Published and complete: master → 2 playlists → init + 8 segments each, 32 s long.
+  expect(done).toMatchObject({ status: "ready", error: null, missing: 0, files: 18 });
+  expect(done.seconds).toBeCloseTo(32, 0);
+  // The segments stored before the kill are the very objects the stream serves.
+  for (const name of storedNames) expect(done.etags[name], name).toBe(stored[name]);
 });
