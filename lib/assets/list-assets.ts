@@ -21,6 +21,8 @@ export type AssetFilter = {
   mediaType?: string;
   /** Assets carrying every one of these tags. */
   tags?: string[];
+  /** Assets whose head content has this md5 (32 lowercase hex digits, validated by the route). */
+  md5?: string;
 };
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -48,6 +50,7 @@ export function assetWhere(filter: AssetFilter): SQL | undefined {
     parts.push(family.includes("/") ? sql`${assets.mediaType} = ${family}` : sql`${assets.mediaType} like ${`${escapeLike(family)}/%`}`);
   }
   if (filter.tags?.length) parts.push(sql`${assets.tags} @> ${JSON.stringify(filter.tags)}::jsonb`);
+  if (filter.md5) parts.push(eq(assets.md5, filter.md5));
   return and(...parts);
 }
 
@@ -67,7 +70,7 @@ function preparedWorkspaceListing(db: DbOrTx) {
   });
 }
 
-const isPlain = (filter: AssetFilter) => !filter.boards && !filter.query?.trim() && !filter.mediaType && !filter.tags?.length;
+const isPlain = (filter: AssetFilter) => !filter.boards && !filter.query?.trim() && !filter.mediaType && !filter.tags?.length && !filter.md5;
 
 /**
  * A page of assets, newest first, each with its board tokens: the page and the count, sent

@@ -11,14 +11,14 @@ import type { MediaLinker } from "../media/links";
 import { pageEntries, pageWithBoardTokens, readPageRows, toAssetListing } from "./asset-page";
 import { listAssets } from "./list-assets";
 
-type BoardListingInput = { workspace: Workspace; principal: Principal; token: string; nested: boolean; query?: string; page: Page; link: MediaLinker };
+type BoardListingInput = { workspace: Workspace; principal: Principal; token: string; nested: boolean; query?: string; md5?: string; page: Page; link: MediaLinker };
 
 /** Assets on a board, or on the board and its sub-boards with `nested`. */
 export async function listBoardAssets(deps: Deps, input: BoardListingInput) {
-  if (!input.nested && !input.query?.trim()) return listOneBoard(deps, input);
+  if (!input.nested && !input.query?.trim() && !input.md5) return listOneBoard(deps, input);
   const { board } = await getBoardOrThrow(deps.db, input);
   const boards = input.nested ? subtreeScope(board) : { kind: "board" as const, workspaceId: board.workspaceId, boardId: board.id };
-  return listAssets(deps, { workspace: input.workspace, boards, query: input.query }, input.page, input.link);
+  return listAssets(deps, { workspace: input.workspace, boards, query: input.query, md5: input.md5 }, input.page, input.link);
 }
 
 /**
@@ -65,8 +65,8 @@ async function listOneBoard(deps: Deps, input: BoardListingInput) {
 /** Every asset of the workspace the principal may see (a board access token: its subtree only). */
 export async function listWorkspaceAssets(
   deps: Deps,
-  input: { workspace: Workspace; principal: Principal; query?: string; page: Page; link: MediaLinker },
+  input: { workspace: Workspace; principal: Principal; query?: string; md5?: string; page: Page; link: MediaLinker },
 ) {
   const boards = visibleScope(input.workspace, input.principal);
-  return listAssets(deps, { workspace: input.workspace, boards, query: input.query }, input.page, input.link);
+  return listAssets(deps, { workspace: input.workspace, boards, query: input.query, md5: input.md5 }, input.page, input.link);
 }

@@ -4,7 +4,7 @@ import { ENCODE_ERROR_CODES } from "../../encode/errors";
 import { BOUNDS, checkFieldBounds, fieldBoundsProblem } from "../../http/bounds";
 import { firstContainerOver } from "../../http/json-containers";
 import { pageQuery } from "../../http/pagination";
-import { Md5, oneOf, pageOf, PagyJson, Timestamp } from "./common";
+import { Md5, Md5Filter, oneOf, pageOf, PagyJson, Timestamp } from "./common";
 
 // ---- requests (app/v1/[slug]/assets/** validate with these)
 
@@ -15,6 +15,7 @@ const tagList = z
 
 export const AssetListQuery = pageQuery().extend({
   query: z.string().max(BOUNDS.searchQuery).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
+  md5: Md5Filter,
 });
 
 export const SearchQuery = pageQuery().extend({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BOARD_STATES } from "../../db/schema/boards";
 import { BOUNDS } from "../../http/bounds";
 import { pageQuery } from "../../http/pagination";
-import { oneOf, pageOf, Timestamp } from "./common";
+import { Md5Filter, oneOf, pageOf, Timestamp } from "./common";
 
 // ---- requests (app/v1/[slug]/boards/** validate with these)
 
@@ -28,6 +28,7 @@ export const BoardListQuery = pageQuery();
 export const BoardAssetsQuery = pageQuery().extend({
   nested_assets: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "`true`: also the assets of every sub-board." }),
   query: z.string().max(BOUNDS.searchQuery).optional().meta({ description: "Case-insensitive substring of title, description, text, a tag or a field value." }),
+  md5: Md5Filter,
 });
 
 // ---- responses (lib/boards/present.ts)

@@ -14,6 +14,14 @@ export const Timestamp = z.iso.datetime();
 /** Content digest: 32 lowercase hex digits, everywhere (prepare, asset, version). */
 export const Md5 = z.string().regex(/^[0-9a-f]{32}$/);
 
+/** A listing's `md5` filter: 32 hex digits (upper case read as the same digest), exact match on the asset's head md5. */
+export const Md5Filter = z
+  .string()
+  .regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex digits")
+  .transform((s) => s.toLowerCase())
+  .optional()
+  .meta({ description: "Only assets whose current content has this md5 (32 hex digits): how a client finds a file it already uploaded." });
+
 export const PagyJson = z
   .strictObject({
     current_page: z.number().int().min(1),

@@ -12,7 +12,7 @@ const list = withApi({ scope: "read", boardToken: true }, async ({ req, params, 
   const q = parseQuery(req, BoardAssetsQuery);
   const nested = q.nested_assets === "true" || q.nested_assets === "1";
   const link = await linkerFor(req, deps);
-  return streamedJson(await listBoardAssets(deps, { workspace, principal, token: params.boardToken, nested, query: q.query, page: toPage(q), link }));
+  return streamedJson(await listBoardAssets(deps, { workspace, principal, token: params.boardToken, nested, query: q.query, md5: q.md5, page: toPage(q), link }));
 });
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = methods({ GET: list });
