@@ -73,3 +73,22 @@ describe("applyChanges: exactly the queries a change touched", () => {
     stop();
   });
 });
+
+describe("applyChanges: an encode's progress", () => {
+  const asset = (token: string, extra: Record<string, unknown> = {}) => ({ token, title: token, encode_status: "queued", encode_progress: null, stream_url: null, ...extra });
+
+  it("moves the cached asset and every cached list holding it, and reads nothing again", async () => {
+    const qc = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+    qc.setQueryData(keys.asset("ws", "A1"), { data: asset("A1") });
+    qc.setQueryData(board("B1"), { pages: [{ data: [asset("A0"), asset("A1")], pagy: {} }], pageParams: [1] } as never);
+    qc.setQueryData(keys.asset("ws", "A2"), { data: asset("A2", { encode_status: "ready", stream_url: "https://x/stream" }) });
+    const progress = { fraction: 0.42, rung: "720p", eta_seconds: 30 };
+    await applyChanges(qc, "ws", [change({ kind: "encode_progress", asset: "A1", boards: ["B1"], progress }), change({ kind: "encode_progress", asset: "A2", boards: [], progress })]);
+    expect(qc.getQueryData<{ data: unknown }>(keys.asset("ws", "A1"))?.data).toMatchObject({ encode_status: "processing", encode_progress: progress });
+    const list = qc.getQueryData<{ pages: { data: { token: string; encode_progress: unknown }[] }[] }>(board("B1"));
+    expect(list?.pages[0].data.map((a) => a.encode_progress)).toEqual([null, progress]);
+    // A stream already published is not put back to encoding by a late report.
+    expect(qc.getQueryData<{ data: unknown }>(keys.asset("ws", "A2"))?.data).toMatchObject({ encode_status: "ready", encode_progress: null });
+    expect(qc.getQueryCache().getAll().filter((q) => q.isStale())).toEqual([]);
+  });
+});

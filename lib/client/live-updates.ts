@@ -1,9 +1,10 @@
 "use client";
 
-import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
+import { useQueryClient, type InfiniteData, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { usePathname } from "next/navigation";
 import { useEffect, useSyncExternalStore } from "react";
 import { keys } from "./queries";
+import type { Asset, One, Page } from "./types";
 
 /** A change as the stream names it (lib/live/message.ts on the server). */
 export type LiveChange = {
@@ -13,6 +14,8 @@ export type LiveChange = {
   boards?: string[] | null;
   version?: number;
   changed?: string[];
+  /** encode_progress: the asset JSON's `encode_progress` as the encode just stored it. */
+  progress?: NonNullable<Asset["encode_progress"]>;
   trigger?: string;
 };
 
@@ -44,12 +47,35 @@ function listShows(key: QueryKey, boards: string[] | null | undefined): boolean 
 
 const startsWith = (key: QueryKey, prefix: QueryKey) => prefix.every((part, i) => key[i] === part);
 
+/** The asset as a progress message leaves it: still encoding, at the reported point; one already streaming is left as it is. */
+function withProgress(asset: Asset, progress: NonNullable<LiveChange["progress"]>): Asset {
+  if (asset.stream_url || asset.encode_status === "ready" || asset.encode_status === "failed") return asset;
+  return { ...asset, encode_status: "processing", encode_progress: progress };
+}
+
+/**
+ * An encode's progress, written straight into the cached asset and the cached lists that hold it:
+ * the message carries the whole of `encode_progress`, and a reread of the asset and every grid
+ * showing it once a second for the length of an encode would cost far more than it shows.
+ */
+export function applyProgress(qc: QueryClient, slug: string, token: string, progress: NonNullable<LiveChange["progress"]>): void {
+  qc.setQueryData<One<Asset>>(keys.asset(slug, token), (old) => (old?.data?.token === token ? { ...old, data: withProgress(old.data, progress) } : old));
+  qc.setQueriesData<InfiniteData<Page<Asset>>>({ queryKey: keys.assetLists(slug) }, (old) => {
+    if (!old || !Array.isArray(old.pages)) return old;
+    return { ...old, pages: old.pages.map((page) => (Array.isArray(page?.data) ? { ...page, data: page.data.map((a) => (a.token === token ? withProgress(a, progress) : a)) } : page)) };
+  });
+}
+
 /** Marks stale (and refetches when on screen) exactly the queries a batch of changes touched. */
 export function applyChanges(qc: QueryClient, slug: string, changes: LiveChange[]): Promise<unknown> {
   const assets = new Set<string>();
   const triggers = new Set<string>();
   const boardSets: (string[] | null | undefined)[] = [];
   for (const c of changes) {
+    if (c.kind === "encode_progress" && c.asset && c.progress) {
+      applyProgress(qc, slug, c.asset, c.progress);
+      continue;
+    }
     if (c.kind === "delivery") {
       if (c.trigger) triggers.add(c.trigger);
       continue;

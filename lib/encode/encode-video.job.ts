@@ -9,6 +9,7 @@ import { EncodeFailure, encodeErrorCode } from "./errors";
 import { failAbandonedRun, failEncode } from "./fail";
 import { planEncode, type EncodePlan } from "./plan-encode";
 import { publishEncode } from "./publish";
+import { makeStoryboard } from "./storyboard";
 
 /** Waits of a run whose asset another live run is encoding: 15 s doubling to 5 min, at most ~16 h in all. */
 const waitSeconds = (i: number) => Math.min(300, 15 * 2 ** Math.min(i - 1, 5));
@@ -63,7 +64,8 @@ export const encodeVideoJob = inngest.createFunction(
       plan = await step.run("probe", failFast(async () => planEncode(await getDeps(), owner, runId)));
       const current = plan;
       const variants = await step.run("ladder", failFast(async () => encodeLadder(await getDeps(), owner, runId, current)));
-      const rungs = plan.rungs;
+      const { rungs, source } = plan;
+      await step.run("storyboard", async () => makeStoryboard(await getDeps(), owner, runId, source));
       return await step.run("publish", async () => publishEncode(await getDeps(), owner, runId, rungs, variants));
     } catch (err) {
       // ---- a step failed for good: record the code, remove the unpublished outputs, fail the run

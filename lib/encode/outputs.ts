@@ -1,4 +1,5 @@
 import { log } from "../log/logger.mjs";
+import { STORYBOARD_FILES } from "../media/storyboard-files";
 import type { StorageDriver } from "../storage/types";
 import { INIT_NAME, PLAYLIST_NAME, leaseKey, masterKeyOf, segmentName, streamDirOf } from "./keys";
 import { STANDARD_RUNGS } from "./ladder";
@@ -22,6 +23,7 @@ export async function eachLimited<T>(items: T[], limit: number, work: (item: T) 
  */
 export async function deleteEncodeOutputs(storage: StorageDriver, dir: string, rungNames: string[]): Promise<void> {
   await storage.delete(masterKeyOf(dir)).catch(logLost("deleting an encode's master playlist", { key: masterKeyOf(dir) }));
+  for (const name of STORYBOARD_FILES) await storage.delete(`${dir}/${name}`).catch(logLost("deleting an encode's storyboard", { key: `${dir}/${name}` }));
   await eachLimited(rungNames, 4, async (name) => {
     const base = `${dir}/${name}`;
     await storage.delete(`${base}/${PLAYLIST_NAME}`).catch(logLost("deleting a rendition playlist", { key: `${base}/${PLAYLIST_NAME}` }));

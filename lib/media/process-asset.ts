@@ -6,11 +6,12 @@ import { pipeline } from "node:stream/promises";
 import { and, eq } from "drizzle-orm";
 import { assets, type MediaInfo, type ProcessingError, type Thumbnail } from "../db/schema";
 import type { Deps } from "../deps";
+import { choosePosterFrame } from "../encode/poster";
 import { announceJobResult } from "../live/announce-from-job";
 import { log } from "../log/logger.mjs";
 import { MediaLimitError, MediaStoppedError } from "../sandbox/limit-error";
 import type { StorageDriver } from "../storage/types";
-import { binaries, probe, run } from "./ffmpeg";
+import { probe } from "./ffmpeg";
 import { MediaToolError } from "./media-tools";
 import { renderImage } from "./render-image";
 import { isAudio, isImage, isVideo, SNIFF_BYTES, sniffMediaType } from "./sniff";
@@ -35,18 +36,6 @@ async function firstBytes(file: string, n = SNIFF_BYTES): Promise<Uint8Array> {
   } finally {
     await fd.close();
   }
-}
-
-/**
- * The poster of a video: the frame at 10 % of its duration (past fades from black and title
- * cards, still early enough to represent the clip), as a PNG its thumbnails are rendered from;
- * the large thumbnail is the video's display_url.
- */
-async function posterFrame(file: string, durationSeconds: number | undefined, dir: string): Promise<string> {
-  const at = durationSeconds && durationSeconds > 0 ? durationSeconds * 0.1 : 0;
-  const out = path.join(dir, "poster.png");
-  await run(binaries().ffmpeg, ["-v", "error", "-y", "-ss", String(at), "-i", file, "-frames:v", "1", out]);
-  return out;
 }
 
 /**
@@ -89,7 +78,7 @@ export async function processAsset(deps: Deps, storage: StorageDriver, assetId: 
     else if (isVideo(mediaType) || isAudio(mediaType)) {
       const p = await orWithout(asset.id, "probe", "dimensions, duration, poster and thumbnails", () => probe(file), null, limits);
       if (p) media = { width: p.width, height: p.height, durationSeconds: p.durationSeconds, hasAudio: p.hasAudio };
-      if (p?.hasVideo) frame = await orWithout(asset.id, "poster", "a poster and thumbnails", () => posterFrame(file, p.durationSeconds, dir), null, limits);
+      if (p?.hasVideo) frame = await orWithout(asset.id, "poster", "a poster and thumbnails", () => choosePosterFrame(file, p.durationSeconds, dir), null, limits);
     }
     const thumbnails: Thumbnail[] = [];
     if (frame) {

@@ -3,11 +3,12 @@ import { assets, assetVersions, workspaces, type Asset, type Thumbnail, type Wor
 import type { Deps } from "../deps";
 import { isGatedPlan, isRevertable } from "../versions/plans";
 import type { MediaKind } from "./links";
+import { storyboardFileKey, type StoryboardFileTarget } from "./storyboard-files";
 import { streamFileKey, type StreamFileTarget } from "./stream-files";
 
 export type MediaRequest = { assetToken: string; version: number | null; kind: MediaKind; preview: boolean; rest: string[] };
 
-const KINDS: MediaKind[] = ["display", "stream", "thumb-small", "thumb-medium", "thumb-large", "original"];
+const KINDS: MediaKind[] = ["display", "stream", "storyboard", "thumb-small", "thumb-medium", "thumb-large", "original"];
 
 /** `/media/<asset>[/v<N>]/<kind>[-preview][/<file>…]` → its parts, or null for anything else. */
 export function parseMediaPath(segments: string[]): MediaRequest | null {
@@ -25,8 +26,11 @@ export function parseMediaPath(segments: string[]): MediaRequest | null {
 /** `stream`: a file of the asset's HLS stream (`master`: the master playlist itself). */
 export type StreamFile = Omit<StreamFileTarget, "key" | "contentType">;
 
+/** `storyboard`: the track (rewritten per request) or the sprite of the published run. */
+export type StoryboardFile = Omit<StoryboardFileTarget, "key" | "contentType">;
+
 export type MediaTarget =
-  | { asset: Asset; workspace: Workspace; key: string; contentType: string; preview: boolean; stream?: StreamFile }
+  | { asset: Asset; workspace: Workspace; key: string; contentType: string; preview: boolean; stream?: StreamFile; storyboard?: StoryboardFile }
   | { missing: true; asset?: Asset; workspace?: Workspace };
 
 function thumbKey(thumbs: Thumbnail[], size: string) {
@@ -46,6 +50,11 @@ export async function resolveMedia(deps: Deps, req: MediaRequest): Promise<Media
     // Only the head has a stream, and only once an encode of its current bytes was published.
     const file = req.version === null && !req.preview && asset.encodeStatus === "ready" ? streamFileKey(asset.streamKey, req.rest) : null;
     return file ? { asset, workspace, key: file.key, contentType: file.contentType, preview: false, stream: { master: file.master, playlist: file.playlist, immutable: file.immutable, run: file.run } } : { missing: true, asset, workspace };
+  }
+  if (req.kind === "storyboard") {
+    // The storyboard of the published stream's run, and only while that stream is the head's.
+    const file = req.version === null && !req.preview && asset.encodeStatus === "ready" ? storyboardFileKey(asset.streamKey, asset.storyboardKey, req.rest) : null;
+    return file ? { asset, workspace, key: file.key, contentType: file.contentType, preview: false, storyboard: { track: file.track, run: file.run } } : { missing: true, asset, workspace };
   }
   let content = { storageKey: asset.storageKey, mediaType: asset.mediaType, thumbnails: asset.thumbnails };
   let withheld = false;

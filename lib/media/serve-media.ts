@@ -6,6 +6,7 @@ import { authorizeMedia } from "./authorize-media";
 import { parseMediaPath, resolveMedia } from "./resolve-media";
 import { serveBytes } from "./serve-bytes";
 import { servePlaylist } from "./serve-playlist";
+import { serveStoryboardTrack } from "./serve-storyboard";
 import { streamCacheControl } from "./stream-files";
 import { renderPreview } from "./thumbnails";
 
@@ -15,8 +16,9 @@ const forbidden = () => errorResponse("unauthenticated", "This media link is exp
  * GET /media/…: streams an asset's original, thumbnails, previews or HLS stream files, with Range support.
  * Caching (contract §14): a link the API hands out names the asset, not its bytes, and serves
  * the new content after a version write or revert, so its answers are `no-cache` with a strong
- * ETag (every use revalidates; an unchanged answer costs one 304). Only stream files under an
- * encode run's URL may be kept (lib/media/stream-files.ts).
+ * ETag (every use revalidates; an unchanged answer costs one 304). Only stream files and the
+ * storyboard sprite under an encode run's URL may be kept (lib/media/stream-files.ts,
+ * lib/media/storyboard-files.ts).
  */
 export async function serveMedia(deps: Deps, request: Request, segments: string[]): Promise<Response> {
   try {
@@ -30,12 +32,15 @@ export async function serveMedia(deps: Deps, request: Request, segments: string[
     const authorisedUntil = await authorizeMedia(deps, new URL(request.url), parsed, target.asset, target.workspace);
     if (authorisedUntil === null) return forbidden();
     const storage = workspaceStorage(deps, target.workspace);
-    const cacheControl = target.stream ? streamCacheControl(target.stream, authorisedUntil, deps.clock().getTime()) : "no-cache";
+    // A storyboard's sprite is named by its run like a segment; its track follows the head like a playlist.
+    const runFile = target.stream ?? (target.storyboard ? { immutable: !target.storyboard.track } : null);
+    const cacheControl = runFile ? streamCacheControl(runFile, authorisedUntil, deps.clock().getTime()) : "no-cache";
     // Media links are capability URLs: the signature or board token in the URL is the whole
     // authorisation and no cookie is ever read, so letting any origin read the answer (players and
     // apps on other sites) gives a page nothing its holder of the URL did not already have.
     const headers: Record<string, string> = { ...storedBytesHeaders(target.contentType), "Cache-Control": cacheControl, "Access-Control-Allow-Origin": "*", "Accept-Ranges": "bytes" };
     if (target.stream?.playlist) return await servePlaylist(storage, { key: target.key, contentType: target.contentType, ...target.stream }, request, headers);
+    if (target.storyboard?.track) return await serveStoryboardTrack(storage, { key: target.key, contentType: target.contentType, ...target.storyboard }, request, headers);
     if (target.preview) {
       const previewKey = `${target.key}.preview.jpg`;
       if (!(await storage.head(previewKey))) {

@@ -46,7 +46,7 @@ describe("retry_video_processing against running and dead encodes", () => {
     const [first, second] = await endedEncodeRuns(asset.id, 2).finally(() => deps.time.reset());
     expect(first.status).toBe("completed");
     expect(first.output).toMatchObject({ status: "published" });
-    expect(first.steps.map((s) => s.name)).toEqual(["claim", "probe", "ladder", "publish"]);
+    expect(first.steps.map((s) => s.name)).toEqual(["claim", "probe", "ladder", "storyboard", "publish"]);
     expect(second.status).toBe("completed");
     expect(second.output).toEqual({ kind: "done", reason: "already_encoded" });
     expect(second.steps.map((s) => s.name ?? "").filter((n) => /^(probe|rendition|publish)/.test(n))).toEqual([]);

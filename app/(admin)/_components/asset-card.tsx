@@ -1,8 +1,10 @@
 import Link from "next/link";
 import { useId } from "react";
 import { Badge } from "@/app/_components/ui/badge";
+import { describeProgress } from "@/lib/client/encode-progress";
 import { formatBytes, headMedia, mediaFamily } from "@/lib/client/format";
 import type { Asset, Thumbnail } from "@/lib/client/types";
+import { EncodeProgressBar } from "./encode-progress-bar";
 
 /** srcset from the asset's thumbnails, so the browser picks the smallest that fills the card. */
 export function thumbSrcSet(thumbs: Thumbnail[], md5: string) {
@@ -56,7 +58,16 @@ export function AssetCard({ slug, asset, index, tabbable, select, onPreview, onF
       data-testid="asset-card"
       className={`group relative h-full overflow-hidden rounded-lg border bg-white shadow-xs focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md ${select?.selected ? "border-indigo-500 ring-1 ring-indigo-400" : "border-neutral-200"}`}
     >
-      <AssetThumb asset={asset} sizes="(min-width: 1280px) 16vw, (min-width: 1024px) 20vw, (min-width: 640px) 30vw, 45vw" className="aspect-square w-full" />
+      <div className="relative">
+        <AssetThumb asset={asset} sizes="(min-width: 1280px) 16vw, (min-width: 1024px) 20vw, (min-width: 640px) 30vw, 45vw" className="aspect-square w-full" />
+        {/* Over the thumbnail's foot, so the card keeps the height the grid lays it out with. */}
+        {asset.encode_progress && !asset.stream_url ? (
+          <div className="absolute inset-x-1 bottom-1 rounded bg-neutral-900/80 px-1.5 py-1 text-[11px] leading-tight text-neutral-100" title={describeProgress(asset.encode_progress)}>
+            <EncodeProgressBar progress={asset.encode_progress} compact />
+            <span className="mt-0.5 block truncate">{describeProgress(asset.encode_progress)}</span>
+          </div>
+        ) : null}
+      </div>
       {/*
         The link holds only the title, so its name is the text a person sees on it (WCAG 2.5.3); its
         ::after covers the card, so a click anywhere on it opens the asset. The line under it is the
@@ -87,6 +98,7 @@ export function AssetCard({ slug, asset, index, tabbable, select, onPreview, onF
         <span>{formatBytes(asset.size)}</span>
         <StatusBadge asset={asset} />
       </div>
+
       {select ? (
         <input
           type="checkbox"

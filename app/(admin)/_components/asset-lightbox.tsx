@@ -16,7 +16,7 @@ function Media({ asset, playerToken }: { asset: Asset; playerToken: string | nul
   if (family === "video") {
     return asset.stream_url ? (
       // Keyed by asset so moving on tears the previous stream down.
-      <HlsPlayer key={asset.token} src={asset.stream_url} token={playerToken} poster={asset.thumbnails.length ? display : undefined} title={asset.title} revision={asset.md5} />
+      <HlsPlayer key={asset.token} src={asset.stream_url} token={playerToken} poster={asset.thumbnails.length ? display : undefined} title={asset.title} revision={asset.md5} storyboard={asset.storyboard_url} />
     ) : (
       <p className="py-16 text-center text-sm text-neutral-300">This video has no stream yet ({asset.encode_status}).</p>
     );

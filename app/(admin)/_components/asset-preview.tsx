@@ -11,6 +11,7 @@ import { headMedia, mediaFamily } from "@/lib/client/format";
 import { keys } from "@/lib/client/queries";
 import type { Asset, Workspace } from "@/lib/client/types";
 import { useWorkspaceRole } from "@/lib/client/workspace-role";
+import { EncodeProgressBar } from "./encode-progress-bar";
 import { HlsPlayer, type Playback } from "./hls-player";
 
 const STAGE: Record<string, string> = {
@@ -20,8 +21,9 @@ const STAGE: Record<string, string> = {
 };
 
 /**
- * A video without a stream yet. The page re-reads the asset every few seconds meanwhile (never the
- * retry endpoint); when an encode failed, Retry queues a new one once.
+ * A video without a stream yet: while the encode runs, its progress (rung, percentage, estimate),
+ * which moves as the live updates bring the asset again; when an encode failed, Retry queues a
+ * new one once.
  */
 function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asset; workspace: Workspace | undefined }) {
   const qc = useQueryClient();
@@ -54,7 +56,7 @@ function VideoProcessing({ slug, asset, workspace }: { slug: string; asset: Asse
   }
   return (
     <div aria-live="polite" className="flex flex-col items-center gap-2 rounded-md bg-neutral-900 px-4 py-16 text-neutral-100">
-      <Spinner label="Processing" />
+      {asset.encode_progress ? <EncodeProgressBar progress={asset.encode_progress} /> : <Spinner label="Processing" />}
       <p className="text-sm text-neutral-300" data-testid="encode-status">
         {STAGE[asset.encode_status] ?? asset.encode_status}. The player appears when the stream is ready.
       </p>
@@ -82,6 +84,7 @@ export function AssetPreview({ slug, asset, workspace, playerToken }: { slug: st
         title={asset.title}
         revision={asset.md5}
         handoff={lastPlayback}
+        storyboard={asset.storyboard_url}
       />
     ) : (
       <VideoProcessing slug={slug} asset={asset} workspace={workspace} />

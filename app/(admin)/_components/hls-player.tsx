@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState, type RefObject } from "react";
 import { Alert } from "@/app/_components/ui/alert";
+import { StoryboardSeekBar } from "./storyboard-seek-bar";
 
 /** The stream's master playlist read with the page's board access token instead of its signature. */
 export function masterWithToken(src: string, token: string): string {
@@ -52,7 +53,7 @@ function resumeWhenLoaded(hls: Hls, events: HlsEvents, el: HTMLVideoElement, fro
  * same across version writes and reverts, so a new revision, like a new link, reloads the stream
  * in place.
  */
-export function HlsPlayer({ src, token, poster, title, revision = "", handoff }: {
+export function HlsPlayer({ src, token, poster, title, revision = "", handoff, storyboard = null }: {
   src: string;
   token: string | null;
   poster?: string;
@@ -64,12 +65,16 @@ export function HlsPlayer({ src, token, poster, title, revision = "", handoff }:
    * the next one starts there.
    */
   handoff?: RefObject<Playback | null>;
+  /** The asset's `storyboard_url`: a seek bar with scrubbing previews under the video (storyboard-seek-bar.tsx). */
+  storyboard?: string | null;
 }) {
   const video = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState<string | null>(null);
   // Bumped to build the player again: the browser's own HLS, or hls.js after a fatal error.
   const [generation, setGeneration] = useState(0);
   const source = token ? masterWithToken(src, token) : src;
+  // Read with the same board token as the stream; the track's sprite URLs come back carrying it.
+  const track = storyboard ? (token ? masterWithToken(storyboard, token) : storyboard) : null;
   const key = `${source}#${revision}`;
   // What the player should show, read by its setup once hls.js has loaded; `claimed` is what it loads or has loaded.
   const wanted = useRef({ source, key });
@@ -145,9 +150,30 @@ export function HlsPlayer({ src, token, poster, title, revision = "", handoff }:
     p.hls.loadSource(source);
   }, [source, key]);
 
+  const seekTo = (time: number) => {
+    const el = video.current;
+    if (el) el.currentTime = time;
+  };
+
   return (
     <figure className="space-y-2">
-      <video ref={video} controls playsInline preload="metadata" poster={poster} aria-label={`Video: ${title}`} data-testid="hls-player" data-revision={revision} className="max-h-[70vh] w-full rounded-md bg-black ring-1 ring-neutral-700" />
+      {/*
+        With a storyboard, the seek bar under the video is the one with previews: the native
+        timeline is hidden where the browser lets a page do so (Chromium, Safari) except in full
+        screen, where the bar below is not shown.
+      */}
+      <video
+        ref={video}
+        controls
+        playsInline
+        preload="metadata"
+        poster={poster}
+        aria-label={`Video: ${title}`}
+        data-testid="hls-player"
+        data-revision={revision}
+        className={`max-h-[70vh] w-full rounded-md bg-black ring-1 ring-neutral-700 ${track ? "[&:not(:fullscreen)::-webkit-media-controls-timeline]:hidden" : ""}`}
+      />
+      {track ? <StoryboardSeekBar video={video} track={track} onSeek={seekTo} /> : null}
       {error ? <Alert>{error}</Alert> : null}
     </figure>
   );
