@@ -124,7 +124,7 @@ export const ProcessingErrorJson = z
 export const EncodeProgressJson = z
   .strictObject({
     fraction: z.number().min(0).max(1).meta({ description: "Share of the whole encode done, 0 to 1. Never goes back while one encode runs; starts again only when an encode restarts." }),
-    rung: z.string().meta({ description: "The rendition being written (e.g. `720p`), or the stage (`probe`, `storyboard`)." }),
+    rung: z.string().meta({ description: "The ladder's top rendition (e.g. `1080p`): one pass of ffmpeg writes every rung at once, so the fraction is the whole ladder's." }),
     eta_seconds: z.number().min(0).nullable().meta({ description: "Estimated seconds left; null until enough of the encode has run to estimate." }),
   })
   .meta({ id: "EncodeProgress" });

@@ -783,7 +783,7 @@ export type components = {
         EncodeProgress: {
             /** @description Share of the whole encode done, 0 to 1. Never goes back while one encode runs; starts again only when an encode restarts. */
             fraction: number;
-            /** @description The rendition being written (e.g. `720p`), or the stage (`probe`, `storyboard`). */
+            /** @description The ladder's top rendition (e.g. `1080p`): one pass of ffmpeg writes every rung at once, so the fraction is the whole ladder's. */
             rung: string;
             /** @description Estimated seconds left; null until enough of the encode has run to estimate. */
             eta_seconds: number | null;
