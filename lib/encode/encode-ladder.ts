@@ -18,6 +18,7 @@ import { progressReporter } from "./progress";
 import { readResumePoint } from "./resume-point";
 import { runFfmpeg } from "./run-ffmpeg";
 import { sourceFile, workDir } from "./source-file";
+import { whenMissing } from "./when-missing";
 
 /** How often finished segments are moved to storage while ffmpeg runs. */
 const UPLOAD_EVERY_MS = 1000;
@@ -93,7 +94,7 @@ async function variantsOf(storage: StorageDriver, dir: string, plan: EncodePlan,
     plan.rungs.map(async (rung: Rung) => {
       const { segments, sizes } = renditions.get(rung.name)!;
       const init = out
-        ? await fs.promises.readFile(path.join(out, rung.name, INIT_NAME)).catch(() => null)
+        ? await fs.promises.readFile(path.join(out, rung.name, INIT_NAME)).catch(whenMissing(null))
         : null;
       const initBytes = init ?? new Uint8Array(await new Response(await storage.read(`${dir}/${rung.name}/${INIT_NAME}`)).arrayBuffer());
       const rates = bitRates(segments, sizes);

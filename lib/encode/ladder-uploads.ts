@@ -8,6 +8,7 @@ import type { Rung } from "./ladder";
 import { eachLimited } from "./outputs";
 import { mediaPlaylist, parseMediaPlaylist, type MediaSegment } from "./playlists";
 import type { ResumePoint } from "./resume-point";
+import { whenMissing } from "./when-missing";
 
 type RenditionState = { segments: MediaSegment[]; sizes: number[]; initStored: boolean };
 
@@ -46,6 +47,7 @@ export class LadderUploads {
   /** Stores what is finished; `final` once ffmpeg has exited 0: everything, with complete playlists. Calls run one after another. */
   sync(final: boolean): Promise<void> {
     const next = this.queue.then(() => this.syncNow(final));
+    // The caller gets this call's failure through `next`; the queue only keeps the order.
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -57,7 +59,7 @@ export class LadderUploads {
 
   private async syncNow(final: boolean): Promise<void> {
     const local = await Promise.all(
-      this.rungs.map(async (rung) => parseMediaPlaylist(await fs.promises.readFile(path.join(this.outDir, rung.name, PLAYLIST_NAME), "utf8").catch(() => ""))),
+      this.rungs.map(async (rung) => parseMediaPlaylist(await fs.promises.readFile(path.join(this.outDir, rung.name, PLAYLIST_NAME), "utf8").catch(whenMissing("")))),
     );
     if (final && local.some((l) => !l.ended || l.segments.length === 0)) throw new EncodeFailure("encode_failed", "ffmpeg wrote no complete playlist", false);
     // The end is stored only by the final call: before it, a playlist may already list the last segment.

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { binaries, run } from "../media/ffmpeg";
 import { SEGMENT_SECONDS } from "./ffmpeg-args";
+import { whenMissing } from "./when-missing";
 
 /** Segments looked at, from the first: past 32 s of black the video's own opening is all there is. */
 export const POSTER_CANDIDATES = 8;
@@ -46,9 +47,9 @@ export async function choosePosterFrame(file: string, durationSeconds: number | 
     const statsFile = path.join(dir, `poster-${i}.txt`);
     // Filter arguments are separated by ':' and escaped with '\': the scratch folder has neither.
     await run(binaries().ffmpeg, ["-nostdin", "-v", "error", "-y", "-ss", at.toFixed(3), "-i", file, "-an", "-sn", "-dn", "-frames:v", "1", "-vf", `format=yuv420p,signalstats,metadata=mode=print:file=${statsFile}`, out]);
-    const wrote = await fs.promises.stat(out).catch(() => null);
+    const wrote = await fs.promises.stat(out).catch(whenMissing(null));
     if (!wrote?.size) break; // past the last frame (the container's duration was longer than the video)
-    const luma = lumaHighOf(await fs.promises.readFile(statsFile, "utf8").catch(() => "")) ?? 0;
+    const luma = lumaHighOf(await fs.promises.readFile(statsFile, "utf8").catch(whenMissing(""))) ?? 0;
     if (luma > BLACK_LUMA) return out;
     if (!best || luma > best.luma) best = { file: out, luma };
   }

@@ -1,8 +1,7 @@
-import { entityTag, matchesIfNoneMatch } from "../http/entity-tag";
 import { errorResponse } from "../http/envelope";
-import { storedBytesHeaders } from "../http/stored-bytes";
 import type { StorageDriver } from "../storage/types";
 import { authorizePlaylist } from "./authorize-playlist";
+import { rewrittenTextResponse } from "./rewritten-text";
 import type { StreamFileTarget } from "./stream-files";
 
 /** The part of the request's query that authorised it (a signed link's exp and sig, or a board token). */
@@ -27,11 +26,5 @@ export async function servePlaylist(storage: StorageDriver, file: StreamFileTarg
   if (!(await storage.head(file.key))) return errorResponse("asset_not_found", "The stream's file is missing");
   const text = await new Response(await storage.read(file.key)).text();
   const body = authorizePlaylist(text, file.master ? `stream/${file.run}/` : "", authorizationQuery(url));
-  const etag = entityTag(body);
-  // Playlists are rewritten per request: whole bodies only, no byte ranges.
-  const { "Accept-Ranges": _ranges, ...rest } = headers;
-  const common = { ...rest, ...storedBytesHeaders(file.contentType), ETag: etag };
-  if (matchesIfNoneMatch(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: common });
-  const bytes = Buffer.from(body);
-  return new Response(request.method === "HEAD" ? null : bytes, { headers: { ...common, "Content-Length": String(bytes.length) } });
+  return rewrittenTextResponse(body, file.contentType, request, headers);
 }

@@ -1,7 +1,6 @@
-import { entityTag, matchesIfNoneMatch } from "../http/entity-tag";
 import { errorResponse } from "../http/envelope";
-import { storedBytesHeaders } from "../http/stored-bytes";
 import type { StorageDriver } from "../storage/types";
+import { rewrittenTextResponse } from "./rewritten-text";
 import { authorizationQuery } from "./serve-playlist";
 import { authorizeTrack, type StoryboardFileTarget } from "./storyboard-files";
 
@@ -20,10 +19,5 @@ export async function serveStoryboardTrack(storage: StorageDriver, file: Storybo
   if (info.size > MAX_TRACK_BYTES) return errorResponse("asset_not_found", "The storyboard's track is not one Easel wrote");
   const text = await new Response(await storage.read(file.key)).text();
   const body = authorizeTrack(text, `storyboard/${file.run}/`, authorizationQuery(new URL(request.url)));
-  const etag = entityTag(body);
-  const { "Accept-Ranges": _ranges, ...rest } = headers;
-  const common = { ...rest, ...storedBytesHeaders(file.contentType), ETag: etag };
-  if (matchesIfNoneMatch(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: common });
-  const bytes = Buffer.from(body);
-  return new Response(request.method === "HEAD" ? null : bytes, { headers: { ...common, "Content-Length": String(bytes.length) } });
+  return rewrittenTextResponse(body, file.contentType, request, headers);
 }
