@@ -42,8 +42,10 @@ export type MediaLinker = (assetToken: string, kind: MediaKind, opts?: LinkOptio
 export function mediaLinker(baseUrl: string, secret: string, now: Date): MediaLinker {
   // Expiry rounded to the hour so repeated reads of one asset hand out identical, cacheable links.
   const expiresAt = Math.ceil((now.getTime() / 1000 + MEDIA_LINK_TTL_SECONDS) / 3600) * 3600;
-  return (assetToken, kind, opts) => {
-    const path = mediaPath(assetToken, kind, opts);
-    return `${baseUrl}${path}?exp=${expiresAt}&sig=${signMediaPath(secret, path, expiresAt)}`;
-  };
+  return (assetToken, kind, opts) => signedMediaUrl(baseUrl, secret, mediaPath(assetToken, kind, opts), expiresAt);
+}
+
+/** The absolute link to a media path, valid until `expiresAt` (epoch seconds). */
+export function signedMediaUrl(baseUrl: string, secret: string, path: string, expiresAt: number): string {
+  return `${baseUrl}${path}?exp=${expiresAt}&sig=${signMediaPath(secret, path, expiresAt)}`;
 }

@@ -5,6 +5,7 @@ import { BoardAccessTokenOne, CreateAccessTokenBody } from "./schemas/access-tok
 import { AiSearchPage, AssetListQuery, AssetOne, AssetPage, AssetWriteJson, PatchAssetBody, RevertBody, SearchPage, SearchQuery } from "./schemas/assets";
 import { BoardAssetsQuery, BoardListQuery, BoardOne, BoardPage, CreateBoardBody, UpdateBoardBody } from "./schemas/boards";
 import { errorEnvelope } from "./schemas/common";
+import { DownloadLinkOne, DownloadLinkQuery } from "./schemas/download-link";
 import { CompleteBody, PreparedUploadOne, PrepareBody } from "./schemas/uploads";
 import { VersionListJson, VersionsQuery } from "./schemas/versions";
 import { CreatedTriggerJson, CreateTriggerBody, DeliveryPage, ListDeliveriesQuery, ListTriggersQuery, ResendJson, TriggerJson, TriggerListJson } from "./schemas/webhooks";
@@ -247,6 +248,19 @@ export const OPERATIONS: Operation[] = [
     query: VersionsQuery,
     success: { status: 200, description: "The version list envelope.", schema: VersionListJson },
     errors: ["asset_not_found"],
+  },
+  {
+    operationId: "getDownloadLink",
+    method: "get",
+    path: "/v1/{slug}/assets/{token}/download_link",
+    tag: "Versions",
+    summary: "Get a download link to the original bytes",
+    description:
+      "A signed link to the full-resolution original of the head, or of stored version `version`, valid for one hour, with the md5 and size to check the download against. The head's link follows the head (a version write or revert changes what it serves); a stored version's link always serves that version. Past the revert window on a gated plan a version's original is withheld (403 `revert_window_exceeded`). Answered with `Cache-Control: no-store`.",
+    auth: read(),
+    query: DownloadLinkQuery,
+    success: { status: 200, description: "The link.", schema: DownloadLinkOne },
+    errors: ["asset_not_found", "version_not_found", "revert_window_exceeded"],
   },
   {
     operationId: "revertAsset",

@@ -3,11 +3,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as downloadLinkRoute from "../../app/v1/[slug]/assets/[token]/download_link/route";
 import { assets, type Asset, type Workspace } from "../../lib/db/schema";
 import { jobRuns } from "../../lib/db/schema/jobs";
 import { mediaLinker } from "../../lib/media/links";
 import { serveMedia } from "../../lib/media/serve-media";
 import { getSecret } from "../../lib/secrets";
+import { call } from "../helpers/call-route";
 import { newApiToken, newBoard, newBoardToken, newWorkspace, randomPng } from "../helpers/factories";
 import { uploadAsset } from "../helpers/uploads";
 import { revert, versions, writeBytes } from "../helpers/versions";
@@ -95,17 +97,23 @@ async function walk(origin: string, url: string, depth = 0): Promise<Seen[]> {
 const digest = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex").slice(0, 12);
 const summary = (s: Seen) => `${s.status} ${digest(s.body)} ${s.url.split("?")[0]}`;
 
-/** Every link the API hands out for the asset now: its JSON, its versions' JSON, and originals, signed and with `?token=`. */
+/** Every link the API hands out for the asset now: its JSON, its versions' JSON, its download links, and each path again with `?token=`. */
 async function handedOut(ws: Workspace, token: string, assetToken: string, boardToken: string): Promise<string[]> {
   const asset = (await getAsset(ws, token, assetToken)).body.data;
   const list = (await versions(ws, token, assetToken)).body.data as { version_number: number; thumbnails: { url: string }[] }[];
   const link = mediaLinker("http://easel.test", await getSecret(deps.db, "media_url_key"), deps.clock());
+  const download = async (query: string) => {
+    const res = await call(downloadLinkRoute.GET, { path: `/v1/${ws.slug}/assets/${assetToken}/download_link${query}`, token, params: { slug: ws.slug, token: assetToken } });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.url as string;
+  };
   const signed: string[] = [
     asset.display_url,
     ...(asset.stream_url ? [asset.stream_url] : []),
     ...asset.thumbnails.map((t: { url: string }) => t.url),
-    link(assetToken, "original"),
-    ...list.flatMap((v) => [...v.thumbnails.map((t) => t.url), link(assetToken, "original", { version: v.version_number }), link(assetToken, "display", { version: v.version_number })]),
+    await download(""),
+    ...list.flatMap((v) => [...v.thumbnails.map((t) => t.url), link(assetToken, "display", { version: v.version_number })]),
+    ...(await Promise.all(list.map((v) => download(`?version=${v.version_number}`)))),
   ];
   const urls = signed.map((u) => new URL(u));
   const withToken = urls.map((u) => `${u.pathname}?token=${encodeURIComponent(boardToken)}`);

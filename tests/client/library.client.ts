@@ -1,12 +1,14 @@
 /**
  * The library (Node entry) and the command's other verbs against the built server: uploads on
  * both storage kinds from a path, a Blob and a stream; the listings' md5 filter; errors as
- * EaselError; a board upload, a version write, `versions`, `revert` and `download`.
+ * EaselError; a board upload, a version write, `versions`, `revert` and `download` (also of an
+ * image on no board, through the API's download link).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createClient, EaselError, uploadFile } from "../../packages/client/src/index";
 import { md5OfFile, writeFileOfSize } from "../clients/clients";
@@ -103,6 +105,33 @@ describe("easel-client download, versions, revert", () => {
     const reverted = await runCli(env, ["revert", assetToken, "1", "--workspace", slug, "--comment", "back", "--json"]);
     expect(reverted.code, describeRun(["revert"], reverted)).toBe(0);
     expect(JSON.parse(reverted.stdout)).toMatchObject({ head_version_number: 3, data: { md5: await md5OfFile(v1) } });
+  });
+
+  it.each(["s3", "gcs"] as const)("downloads an image on no board from a %s workspace, and names a missing version", async (kind) => {
+    const ws = server.workspaces[kind];
+    const kindClient = createClient({ baseUrl: server.origin, token: ws.token });
+    const env: CliEnv = { url: server.origin, token: ws.token, stateHome: path.join(work, "state") };
+    const png = await sharp({ create: { width: 1600, height: 900, channels: 3, background: { r: 200, g: 40, b: Math.floor(Math.random() * 255) } } }).png().toBuffer();
+    const file = path.join(work, `${kind}-loose.png`);
+    await fs.promises.writeFile(file, png);
+    const up = await runCli(env, ["upload", file, "--workspace", ws.slug]);
+    expect(up.code, describeRun(["upload"], up)).toBe(0);
+    const [[, , assetToken]] = outcomeLines(up.stdout);
+    // Jobs are off in this tier, so the image keeps no thumbnails; tests/api/download-link.test.ts
+    // shows the same link giving the original of a processed image, whose display_url is its thumbnail.
+    const asset = await kindClient.getAsset({ path: { slug: ws.slug, token: assetToken } });
+    expect(asset.data).toMatchObject({ boards: [], media_type: "image/png" });
+
+    const out = path.join(work, `${kind}-loose-downloaded.png`);
+    const got = await runCli(env, ["download", assetToken, "--workspace", ws.slug, "-o", out]);
+    expect(got.code, describeRun(["download"], got)).toBe(0);
+    expect(got.stdout).toBe(`downloaded ${assetToken} ${out}\n`);
+    expect(md5(await fs.promises.readFile(out))).toBe(md5(png));
+
+    const missing = await runCli(env, ["download", assetToken, "--workspace", ws.slug, "--version", "7", "-o", path.join(work, "never.png")]);
+    expect(missing.code, describeRun(["download"], missing)).toBe(1);
+    expect(missing.stderr).toContain("version_not_found");
+    expect(fs.existsSync(path.join(work, "never.png"))).toBe(false);
   });
 
   it("exits 2 for a usage error and 1 when a file failed, with a failed line", async () => {

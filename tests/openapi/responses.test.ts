@@ -70,7 +70,7 @@ describe("every documented operation, answered as documented", () => {
     expect(ai.body.interpretation.kinds).toEqual(["image"]);
   });
 
-  it("versions: a version write, the list, a revert", async () => {
+  it("versions: a version write, the list, a download link, a revert", async () => {
     const slug = ws.slug;
     const bytes = await randomPng();
     const prep = await callOp("prepareUpload", { token: rw, params: { slug }, json: { asset: { media_type: "image/png", size: bytes.length } } });
@@ -85,6 +85,9 @@ describe("every documented operation, answered as documented", () => {
     const list = await callOp("listVersions", { token: rw, params: { slug, token: assetToken } });
     expectOk(list);
     expect(list.body.data.map((v: { version_number: number }) => v.version_number)).toEqual([1]);
+    const link = await callOp("getDownloadLink", { token: rw, params: { slug, token: assetToken }, query: "version=1" });
+    expectOk(link);
+    expect(link.body.data.version_number).toBe(1);
     expectOk(await callOp("revertAsset", { token: rw, params: { slug, token: assetToken }, json: { version_number: 1, comment: "back" }, headers: { "if-match": "2" } }));
   });
 

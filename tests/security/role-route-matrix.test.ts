@@ -46,6 +46,7 @@ const ROWS: Row[] = [
   { file: `${A}/assets/[token]/route.ts`, method: "PATCH", need: "write", target: "workspace", req: (f) => ({ ...asset(f, ""), json: { asset: { title: "m" } } }) },
   { file: `${A}/assets/[token]/route.ts`, method: "DELETE", need: "write", target: "workspace", req: (f) => asset(f, "") },
   { file: `${A}/assets/[token]/versions/route.ts`, method: "GET", need: "read", target: "workspace", req: (f) => asset(f, "/versions") },
+  { file: `${A}/assets/[token]/download_link/route.ts`, method: "GET", need: "read", target: "workspace", req: (f) => asset(f, "/download_link") },
   { file: `${A}/assets/[token]/revert/route.ts`, method: "POST", need: "write", target: "workspace", req: (f) => ({ ...asset(f, "/revert"), json: { version_number: 1 } }) },
   { file: `${A}/assets/[token]/retry_video_processing/route.ts`, method: "POST", need: "write", target: "workspace", req: (f) => asset(f, "/retry_video_processing") },
   // Trigger paths name no workspace: listing shows the caller's own, so it needs no target.

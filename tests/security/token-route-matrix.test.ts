@@ -37,6 +37,7 @@ const ROWS: Row[] = [
   { file: `${A}/assets/[token]/route.ts`, method: "PATCH", gate: { scope: "write", target: "asset" }, req: (f) => ({ ...asset(f, ""), json: { asset: { title: "m" } } }) },
   { file: `${A}/assets/[token]/route.ts`, method: "DELETE", gate: { scope: "write", target: "asset" }, req: (f) => asset(f, "") },
   { file: `${A}/assets/[token]/versions/route.ts`, method: "GET", gate: { scope: "read", target: "asset" }, req: (f) => asset(f, "/versions") },
+  { file: `${A}/assets/[token]/download_link/route.ts`, method: "GET", gate: { scope: "read", target: "asset" }, req: (f) => asset(f, "/download_link") },
   { file: `${A}/assets/[token]/revert/route.ts`, method: "POST", gate: { scope: "write", target: "asset" }, req: (f) => ({ ...asset(f, "/revert"), json: { version_number: 1 } }) },
   { file: `${A}/assets/[token]/retry_video_processing/route.ts`, method: "POST", gate: { scope: "write", target: "asset" }, req: (f) => asset(f, "/retry_video_processing") },
   { file: "app/v1/trigger/route.ts", method: "GET", gate: { scope: "read", webhooks: true, target: "none" }, req: () => ({ path: "/v1/trigger", params: {} }) },

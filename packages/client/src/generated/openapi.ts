@@ -314,6 +314,33 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/{slug}/assets/{token}/download_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug. */
+                slug: string;
+                /** @description Asset token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a download link to the original bytes
+         * @description A signed link to the full-resolution original of the head, or of stored version `version`, valid for one hour, with the md5 and size to check the download against. The head's link follows the head (a version write or revert changes what it serves); a stored version's link always serves that version. Past the revert window on a gated plan a version's original is withheld (403 `revert_window_exceeded`). Answered with `Cache-Control: no-store`.
+         *
+         *     **Scope:** `read`. A board access token is refused (403 `board_scoped_token`).
+         */
+        get: operations["getDownloadLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{slug}/assets/{token}/revert": {
         parameters: {
             query?: never;
@@ -770,6 +797,30 @@ export type components = {
         DeliveryPage: {
             data: components["schemas"]["Delivery"][];
             pagy: components["schemas"]["Pagy"];
+        };
+        /** @description A short-lived signed link to an asset's original bytes. */
+        DownloadLink: {
+            /**
+             * Format: uri
+             * @description Signed link to the original bytes (GET, with Range); no header needed. Answers `no-cache` with an ETag.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working (one hour after it was made); ask again for a new one.
+             */
+            expires_at: string;
+            /** @description The version the bytes are: the head's number when no stored version was asked for. */
+            version_number: number;
+            title: string;
+            media_type: string;
+            /** @description The bytes' md5, to check a download against. */
+            md5: string;
+            size: number;
+        };
+        /** @description A single resource in the `data` envelope. */
+        DownloadLinkResponse: {
+            data: components["schemas"]["DownloadLink"];
         };
         EncodeError: {
             /**
@@ -3377,6 +3428,144 @@ export interface operations {
             /**
              * @description - `workspace_not_found`: No such workspace, or it belongs to another tenant (never 403, so slugs leak nothing).
              *     - `asset_not_found`: No such asset in this workspace.
+             */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+            /** @description - `validation_failed`: The body, query or a header fails its schema; `extensions.field` names the first bad field. */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+            /** @description - `rate_limited`: Too many requests in this one-minute window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+            /** @description - `internal`: An unexpected server error (never with details). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+            /** @description - `database_unavailable`: The database could not be reached (restarting, or the connection was lost); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDownloadLink: {
+        parameters: {
+            query?: {
+                /** @description A stored version (1 … head − 1), or the head's number; absent: the head. */
+                version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug. */
+                slug: string;
+                /** @description Asset token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadLinkResponse"];
+                };
+            };
+            /** @description - `unauthenticated`: Missing, malformed, unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+            /**
+             * @description - `insufficient_scope`: The token, or the signed-in person's role, lacks the scope the operation needs; `extensions.required_scope` names it.
+             *     - `board_scoped_token`: A board access token was used on an endpoint or write it may not use.
+             *     - `revert_window_exceeded`: The target version is older than the plan's revert window; `extensions.revert_window_days` is the window's length.
+             */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        errors?: unknown;
+                    };
+                };
+            };
+            /**
+             * @description - `workspace_not_found`: No such workspace, or it belongs to another tenant (never 403, so slugs leak nothing).
+             *     - `asset_not_found`: No such asset in this workspace.
+             *     - `version_not_found`: No stored version with this `version_number` (at or above the head, or never stored).
              */
             404: {
                 headers: {

@@ -11,6 +11,7 @@ export const OPERATIONS = {
   deleteTrigger: { method: "DELETE", path: "/v1/trigger/{id}" },
   getAsset: { method: "GET", path: "/v1/{slug}/assets/{token}" },
   getBoard: { method: "GET", path: "/v1/{slug}/boards/{boardToken}" },
+  getDownloadLink: { method: "GET", path: "/v1/{slug}/assets/{token}/download_link" },
   getOpenApiDocument: { method: "GET", path: "/v1/openapi.json" },
   listAssets: { method: "GET", path: "/v1/{slug}/assets" },
   listBoardAssets: { method: "GET", path: "/v1/{slug}/boards/{boardToken}/assets" },
