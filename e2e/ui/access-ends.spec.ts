@@ -11,11 +11,12 @@ function easel(...args: string[]): string {
 }
 
 /**
- * Contract §11a in the browser: an admin issues an API token and invites someone as admin; the
- * owner removes them from the Members page, which says beforehand what it will revoke and
- * afterwards what it did; the token answers 401 and the invitation link is withdrawn.
+ * Contract §11a in the browser: an admin issues an API token, makes a webhook trigger with it and
+ * invites someone as admin; the owner removes them from the Members page, which says beforehand
+ * what it will revoke and afterwards what it did; the token answers 401, the trigger is disabled
+ * and the invitation link is withdrawn.
  */
-test("removing an admin revokes the token and invitation they made, with the counts shown before and after", async ({ page, browser, request }, testInfo) => {
+test("removing an admin revokes the token, trigger and invitation they made, with the counts shown before and after", async ({ page, browser, request }, testInfo) => {
   test.setTimeout(240_000);
   const stamp = Date.now().toString(36);
   const leaver = { email: `leaver-${stamp}@easel.test`, password: "leaving admin password 1" };
@@ -50,25 +51,38 @@ test("removing an admin revokes the token and invitation they made, with the cou
   await expect(admin.getByTestId(`invitation-${invited}`).getByTestId("created-by")).toHaveText(`by ${leaver.email}`);
 
   const writeWithToken = () => request.post(`/v1/${slug}/boards`, { headers: { authorization: `Bearer ${token}`, cookie: "" }, data: { board: { title: `by ${tokenName}` } } });
-  expect((await writeWithToken()).status()).toBe(201);
+  const board = await writeWithToken();
+  expect(board.status()).toBe(201);
+  // With the token, a webhook trigger on a board of its own (a public address literal: no DNS lookup).
+  const hooked = await request.post("/v1/trigger", {
+    headers: { authorization: `Bearer ${token}`, cookie: "" },
+    data: { hook: "asset_added", hook_url: "https://93.184.215.14/leaver-hook", organization_slug: slug, collection_token: (await board.json()).data.token },
+  });
+  expect(hooked.status()).toBe(201);
+  const triggerId = (await hooked.json()).id as string;
 
   // The owner sees who made the token, and what removing the admin will revoke.
   await page.goto(`/w/${slug}/tokens`);
   await expect(page.getByTestId(`token-${tokenName}`).getByTestId("created-by")).toHaveText(leaver.email);
   await page.goto(`/w/${slug}/members`);
   const row = page.getByTestId(`member-${leaver.email}`);
-  await expect(row).toContainText("made 1 API token and 1 pending invitation");
+  await expect(row).toContainText("made 1 API token, 1 pending invitation and 1 webhook trigger");
   await row.getByRole("button", { name: `Remove ${leaver.email}` }).click();
   const dialog = page.getByRole("dialog", { name: `Remove ${leaver.email}?` });
-  await expect(dialog.getByTestId("confirm-revocations")).toContainText("This revokes the 1 API token and 1 pending invitation they made in this workspace");
+  await expect(dialog.getByTestId("confirm-revocations")).toContainText("This revokes the 1 API token, 1 pending invitation and 1 webhook trigger they made in this workspace");
+  await expect(dialog.getByTestId("confirm-revocations")).toContainText("Their webhook triggers stop delivering until another admin renews them");
   await snap(page, testInfo, "removal-confirmation");
   const removed = page.waitForResponse((r) => r.request().method() === "DELETE" && r.url().includes("/members/"));
   await dialog.getByRole("button", { name: "Remove member" }).click();
-  expect(await (await removed).json()).toMatchObject({ data: { revoked: { api_tokens: 1, invitations: 1 } } });
-  await expect(page.getByTestId("revocation-outcome")).toHaveText(`Removed ${leaver.email}; revoked 1 API token and 1 pending invitation.`);
+  expect(await (await removed).json()).toMatchObject({ data: { revoked: { api_tokens: 1, invitations: 1, webhook_triggers: 1 } } });
+  await expect(page.getByTestId("revocation-outcome")).toHaveText(`Removed ${leaver.email}; revoked 1 API token, 1 pending invitation and 1 webhook trigger.`);
   await expect(page.getByTestId(`member-${leaver.email}`)).toHaveCount(0);
   await expect(page.getByTestId(`invitation-${invited}`)).toHaveCount(0);
   await snap(page, testInfo, "removal-done");
+
+  // The trigger is disabled, and says why (the owner's session lists every workspace's triggers).
+  const triggers = await page.request.get(`/v1/trigger?organization_slug=${slug}`);
+  expect(((await triggers.json()).data as { id: string }[]).find((t) => t.id === triggerId)).toMatchObject({ status: "disabled", disabled_reason: "maker_lost_access" });
 
   // The token is dead for reads and writes, and the invitation link is withdrawn.
   expect((await writeWithToken()).status()).toBe(401);

@@ -3,7 +3,8 @@ import { createMemberUser } from "../auth/users";
 import type { Db } from "../db";
 import { WORKSPACE_ROLES, type WorkspaceRole } from "../db/schema";
 import { DomainError } from "../errors";
-import { countAccessMadeBy, type AccessMade } from "../members/access-made-by";
+import { countAccessMadeBy } from "../members/access-made-by";
+import { describeMade, madeAnything } from "../members/describe-made";
 import { listMembers } from "../members/list-members";
 import { addMemberByEmail, removeMemberByEmail, userByEmailOrThrow } from "../members/member-by-email";
 import { getWorkspaceOrThrow } from "../workspaces/manage-workspaces";
@@ -28,18 +29,12 @@ function roleOf(value: string | undefined, usage: string): WorkspaceRole {
   return value as WorkspaceRole;
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-
-/** "2 API tokens and 1 invitation", as the CLI and the members page say it. */
-export function describeMade(made: AccessMade): string {
-  return `${plural(made.api_tokens, "API token")} and ${plural(made.invitations, "pending invitation")}`;
-}
 
 /** The line printed before a removal or a role below admin: what it is about to revoke. */
 async function sayWhatItRevokes(db: Db, io: Output, input: { workspace: { id: number; slug: string }; email: string; doing: string }) {
   const user = await userByEmailOrThrow(db, input.email);
   const made = (await countAccessMadeBy(db, { workspaceId: input.workspace.id, userIds: [user.id], now: new Date() })).get(user.id);
-  if (made && made.api_tokens + made.invitations > 0) io.out(`${input.doing} revokes the ${describeMade(made)} ${user.email} made in ${input.workspace.slug}`);
+  if (made && madeAnything(made)) io.out(`${input.doing} revokes the ${describeMade(made)} ${user.email} made in ${input.workspace.slug}`);
 }
 
 /** People and their workspace roles (contract §11); `admin create` (an owner) stays in commands.ts. */

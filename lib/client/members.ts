@@ -1,21 +1,17 @@
 import { queryOptions } from "@tanstack/react-query";
+import { describeMade, madeAnything, type MadeCounts } from "../members/describe-made";
 import { request } from "./api";
 import type { Creator, One } from "./types";
 
 export type MemberRole = "viewer" | "editor" | "admin";
-/** Live API tokens and pending invitations someone made in the workspace. */
-export type AccessMade = { api_tokens: number; invitations: number };
+/** Live API tokens, pending invitations and webhook triggers someone made in the workspace. */
+export type AccessMade = MadeCounts;
 /** `made`: what removing them, or a role below admin, revokes. */
 export type Member = { user_id: number; email: string; role: MemberRole; created_at: string; made: AccessMade };
 export type Invitation = { id: number; email: string; role: MemberRole; expires_at: string; created_at: string; created_by: Creator };
 export type CreatedInvitation = Invitation & { url: string };
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-
-/** "2 API tokens and 1 pending invitation". */
-export function describeMade(made: AccessMade): string {
-  return `${plural(made.api_tokens, "API token")} and ${plural(made.invitations, "pending invitation")}`;
-}
+export { describeMade, madeAnything };
 
 const base = (slug: string) => `/api/admin/workspaces/${encodeURIComponent(slug)}`;
 

@@ -20,5 +20,5 @@ export async function addMembership(db: DbOrTx, input: { workspace: Pick<Workspa
         returning workspace_id, user_id, role),
       ${BELOW_ADMIN}${revokeMadeBySubject(input.now, sql`(select role from c) as role`)}`,
   );
-  return { userId: input.userId, role: row.role, revoked: { api_tokens: row.api_tokens, invitations: row.invitations } };
+  return { userId: input.userId, role: row.role, revoked: { api_tokens: row.api_tokens, invitations: row.invitations, webhook_triggers: row.webhook_triggers } };
 }

@@ -29,5 +29,5 @@ export async function changeMemberRole(db: DbOrTx, input: { workspace: Pick<Work
   );
   if (!row?.role) return null;
   await announceAccessEnded(db, input.workspace.id, input.userId);
-  return { userId: input.userId, role: row.role, revoked: { api_tokens: row.api_tokens, invitations: row.invitations } };
+  return { userId: input.userId, role: row.role, revoked: { api_tokens: row.api_tokens, invitations: row.invitations, webhook_triggers: row.webhook_triggers } };
 }

@@ -23,5 +23,5 @@ export async function removeMembership(db: DbOrTx, input: { workspace: Pick<Work
   );
   if (!row || row.removed === 0) return null;
   await announceAccessEnded(db, input.workspace.id, input.userId);
-  return { revoked: { api_tokens: row.api_tokens, invitations: row.invitations } };
+  return { revoked: { api_tokens: row.api_tokens, invitations: row.invitations, webhook_triggers: row.webhook_triggers } };
 }

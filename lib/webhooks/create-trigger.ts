@@ -7,6 +7,7 @@ import { notFound } from "../errors";
 import { newToken } from "../tokens";
 import { workspaceForPrincipal } from "../workspaces/get-workspace";
 import { assertHookUrl, checkHookUrlSyntax } from "./check-hook-url";
+import { makerOf } from "./maker";
 import { TRIGGER_LIFETIME_MS } from "./policy";
 import { toCreatedTriggerJson, type CreatedTriggerJson } from "./present";
 import { newSigningSecret } from "./sign";
@@ -34,6 +35,8 @@ export async function createTrigger(deps: Deps, principal: Principal, input: Cre
       hookUrl: input.hookUrl,
       secret: newSigningSecret(),
       createdByTokenId: principal.kind === "api" ? principal.tokenId : null,
+      // Whose authority it carries: it stops when they lose the admin role here (contract §11a).
+      createdBy: makerOf(principal),
       expirationDate: new Date(now.getTime() + TRIGGER_LIFETIME_MS),
       createdAt: now,
     })

@@ -133,7 +133,7 @@ export async function deliverBatch(deps: Deps, messages: DeliveryMessage[], opts
   if (gone.length) {
     await deps.db
       .update(triggers)
-      .set({ disabledAt: deps.clock() })
+      .set({ disabledAt: deps.clock(), disabledReason: "receiver_gone" })
       .where(and(inArray(triggers.id, [...new Set(gone)]), isNull(triggers.disabledAt)));
   }
   // Counted once the attempts are in the delivery log, as the log counts them.

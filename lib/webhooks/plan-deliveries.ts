@@ -80,6 +80,7 @@ type TriggerRow = {
   hook_url: string;
   secret: string;
   created_by_token_id: number | null;
+  created_by: number | null;
   expiration_date: Date | string;
   created_at: Date | string;
   deleted_at: Date | string | null;
@@ -100,7 +101,7 @@ async function liveTriggers(deps: Deps, workspaceId: number, boardIds: number[],
   const st = new Statement();
   const rows = await runStatement<TriggerRow>(
     deps.db,
-    `select t.id, t.workspace_id, t.board_id, t.hook, t.hook_url, t.secret, t.created_by_token_id, t.expiration_date, t.created_at,
+    `select t.id, t.workspace_id, t.board_id, t.hook, t.hook_url, t.secret, t.created_by_token_id, t.created_by, t.expiration_date, t.created_at,
         t.deleted_at, t.disabled_at, b.token as board_token, b.title as board_title
       from triggers t join boards b on b.id = t.board_id
       where t.workspace_id = ${st.p(workspaceId, "int")} and t.board_id = any(${st.p(`{${boardIds.join(",")}}`, "text::int[]")})
@@ -122,6 +123,9 @@ async function liveTriggers(deps: Deps, workspaceId: number, boardIds: number[],
       createdAt: date(r.created_at),
       deletedAt: r.deleted_at === null ? null : date(r.deleted_at),
       disabledAt: r.disabled_at === null ? null : date(r.disabled_at),
+      createdBy: r.created_by === null ? null : Number(r.created_by),
+      // Live triggers only (disabled_at is null above).
+      disabledReason: null,
     },
     boardToken: r.board_token,
     boardTitle: r.board_title,

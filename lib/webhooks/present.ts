@@ -25,6 +25,8 @@ export function toTriggerJson(v: TriggerView, now: Date): TriggerJson {
     created_at: t.createdAt.toISOString(),
     status: triggerStatus(t, now),
     disabled_at: t.disabledAt?.toISOString() ?? null,
+    // Releases before the reason column disabled triggers only for a 410 Gone.
+    disabled_reason: t.disabledAt ? (t.disabledReason ?? "receiver_gone") : null,
   };
 }
 

@@ -101,11 +101,11 @@ describe("removing an admin", () => {
     const listed = await call(membersRoute.GET, { path: path(ws, "members"), headers: ownerSession, params: { slug: ws.slug } });
     for (const m of listed.body.data) MemberJson.parse(m);
     const made = Object.fromEntries(listed.body.data.map((m: { email: string; made: unknown }) => [m.email, m.made]));
-    expect(made).toEqual({ [leaver.email]: { api_tokens: 2, invitations: 1 }, [stays.email]: { api_tokens: 1, invitations: 1 } });
+    expect(made).toEqual({ [leaver.email]: { api_tokens: 2, invitations: 1, webhook_triggers: 0 }, [stays.email]: { api_tokens: 1, invitations: 1, webhook_triggers: 0 } });
 
     const removed = await call(memberRoute.DELETE, { method: "DELETE", path: path(ws, `members/${leaver.id}`), headers: ownerSession, params: { slug: ws.slug, userId: String(leaver.id) } });
     expect(removed.status).toBe(200);
-    expect(MemberRemovedJson.parse(removed.body.data)).toEqual({ user_id: leaver.id, revoked: { api_tokens: 2, invitations: 1 } });
+    expect(MemberRemovedJson.parse(removed.body.data)).toEqual({ user_id: leaver.id, revoked: { api_tokens: 2, invitations: 1, webhook_triggers: 0 } });
 
     await expectTokenDead(ws, leaversToken);
     await expectTokenDead(ws, leaversSecond);
@@ -154,7 +154,7 @@ describe("removing an admin", () => {
     const back = await newMember(ws, "admin");
     const token = await issueToken(ws, back, "comes back");
     const removed = await call(memberRoute.DELETE, { method: "DELETE", path: path(ws, `members/${back.id}`), headers: await sessionHeaders(deps.db, owner), params: { slug: ws.slug, userId: String(back.id) } });
-    expect(removed.body.data.revoked).toEqual({ api_tokens: 1, invitations: 0 });
+    expect(removed.body.data.revoked).toEqual({ api_tokens: 1, invitations: 0, webhook_triggers: 0 });
     await addMembership(deps.db, { workspace: ws, userId: back.id, role: "admin", now: deps.clock() });
     await expectTokenDead(ws, token);
   });
@@ -165,9 +165,9 @@ describe("removing an admin", () => {
     const invitation = await invite(ws, ownerMember, "editor");
     const session = await sessionHeaders(deps.db, stays);
     const demoted = await call(memberRoute.PATCH, { method: "PATCH", path: path(ws, `members/${ownerMember.id}`), headers: session, params: { slug: ws.slug, userId: String(ownerMember.id) }, json: { member: { role: "viewer" } } });
-    expect(demoted.body.data.revoked).toEqual({ api_tokens: 0, invitations: 0 });
+    expect(demoted.body.data.revoked).toEqual({ api_tokens: 0, invitations: 0, webhook_triggers: 0 });
     const removed = await call(memberRoute.DELETE, { method: "DELETE", path: path(ws, `members/${ownerMember.id}`), headers: session, params: { slug: ws.slug, userId: String(ownerMember.id) } });
-    expect(removed.body).toEqual({ data: { user_id: ownerMember.id, revoked: { api_tokens: 0, invitations: 0 } } });
+    expect(removed.body).toEqual({ data: { user_id: ownerMember.id, revoked: { api_tokens: 0, invitations: 0, webhook_triggers: 0 } } });
     expect((await createBoardWith(ws, token)).status).toBe(201);
     expect(await invitationState(invitation.token)).toBe("pending");
   });
@@ -198,12 +198,12 @@ describe("demoting an admin", () => {
 
     // Re-setting the admin role changes nothing.
     const same = await setRole(demoted, "admin");
-    expect(same.body).toEqual({ data: { user_id: demoted.id, role: "admin", revoked: { api_tokens: 0, invitations: 0 } } });
+    expect(same.body).toEqual({ data: { user_id: demoted.id, role: "admin", revoked: { api_tokens: 0, invitations: 0, webhook_triggers: 0 } } });
     expect((await createBoardWith(ws, token)).status).toBe(201);
 
     const res = await setRole(demoted, "editor");
     expect(res.status).toBe(200);
-    expect(RoleChangedJson.parse(res.body.data)).toEqual({ user_id: demoted.id, role: "editor", revoked: { api_tokens: 1, invitations: 1 } });
+    expect(RoleChangedJson.parse(res.body.data)).toEqual({ user_id: demoted.id, role: "editor", revoked: { api_tokens: 1, invitations: 1, webhook_triggers: 0 } });
     await expectTokenDead(ws, token);
     await expectInvitationDead(invitation.token);
     // An editor's own session still writes: only what they made as an admin ended.
@@ -213,7 +213,7 @@ describe("demoting an admin", () => {
     expect((await createBoardWith(other, elsewhere)).status).toBe(201);
 
     // A further step down finds nothing left to revoke.
-    expect((await setRole(demoted, "viewer")).body.data.revoked).toEqual({ api_tokens: 0, invitations: 0 });
+    expect((await setRole(demoted, "viewer")).body.data.revoked).toEqual({ api_tokens: 0, invitations: 0, webhook_triggers: 0 });
   });
 
   it("to viewer, through `member add` with a lower role as well, revokes them the same way", async () => {
@@ -221,7 +221,7 @@ describe("demoting an admin", () => {
     const token = await issueToken(ws, demoted, "viewer-to-be");
     const invitation = await invite(ws, demoted, "editor");
     const changed = await addMembership(deps.db, { workspace: ws, userId: demoted.id, role: "viewer", now: deps.clock() });
-    expect(changed).toEqual({ userId: demoted.id, role: "viewer", revoked: { api_tokens: 1, invitations: 1 } });
+    expect(changed).toEqual({ userId: demoted.id, role: "viewer", revoked: { api_tokens: 1, invitations: 1, webhook_triggers: 0 } });
     await expectTokenDead(ws, token);
     await expectInvitationDead(invitation.token);
   });

@@ -52,7 +52,7 @@ describe("removal and demotion", () => {
     expectError(await listTokens(), 403, "insufficient_scope");
     expect((await createBoard()).status).toBe(201);
 
-    expect((await setRole("viewer")).body).toEqual({ data: { user_id: member.id, role: "viewer", revoked: { api_tokens: 0, invitations: 0 } } });
+    expect((await setRole("viewer")).body).toEqual({ data: { user_id: member.id, role: "viewer", revoked: { api_tokens: 0, invitations: 0, webhook_triggers: 0 } } });
     expectError(await createBoard(), 403, "insufficient_scope");
     expect((await listBoards()).status).toBe(200);
 
@@ -65,7 +65,7 @@ describe("removal and demotion", () => {
     const listed = await call(membersRoute.GET, { path: `/api/admin/workspaces/${ws.slug}/members`, headers: adminSession, params: { slug: ws.slug } });
     expect(listed.body.data.map((m: { email: string }) => m.email)).toContain(member.email);
     const remove = () => call(memberRoute.DELETE, { method: "DELETE", path: `/api/admin/workspaces/${ws.slug}/members/${member.id}`, headers: adminSession, params: { slug: ws.slug, userId: String(member.id) } });
-    expect((await remove()).body).toEqual({ data: { user_id: member.id, revoked: { api_tokens: 0, invitations: 0 } } });
+    expect((await remove()).body).toEqual({ data: { user_id: member.id, revoked: { api_tokens: 0, invitations: 0, webhook_triggers: 0 } } });
     expectError(await listBoards(), 404, "workspace_not_found");
     expectError(await createBoard(), 404, "workspace_not_found");
     expectError(await listTokens(), 404, "workspace_not_found");

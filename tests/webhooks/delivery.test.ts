@@ -264,7 +264,7 @@ describe("ending deliveries", () => {
     const [row] = await deps.db.select().from(triggers).where(eq(triggers.id, hook.id));
     expect(row.disabledAt).toBeInstanceOf(Date);
     const listed = (await call(triggerRoute.GET, { path: "/v1/trigger", token })).body.data.find((t: any) => t.id === hook.id);
-    expect(listed.status).toBe("disabled");
+    expect(listed).toMatchObject({ status: "disabled", disabled_reason: "receiver_gone" });
 
     await added(await insertAsset(deps.db, ws, { boardIds: [board.id] }));
     await sleep(1500);

@@ -155,6 +155,7 @@ describe("GET /v1/trigger", () => {
         created_at: expect.any(String),
         status: "active",
         disabled_at: null,
+        disabled_reason: null,
       },
     ]);
     expect(res.text).not.toContain("whsec_");

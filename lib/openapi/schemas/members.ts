@@ -18,6 +18,7 @@ export type CreatorJson = z.infer<typeof CreatorJson>;
 export const AccessMadeJson = z.strictObject({
   api_tokens: z.number().int().min(0),
   invitations: z.number().int().min(0),
+  webhook_triggers: z.number().int().min(0).meta({ description: "Live webhook triggers (not deleted, not already disabled) made signed in or through their API tokens; disabled, not deleted." }),
 });
 export type AccessMadeJson = z.infer<typeof AccessMadeJson>;
 
@@ -48,7 +49,7 @@ export const MemberJson = z.strictObject({
   email: z.string(),
   role: z.enum(WORKSPACE_ROLES),
   created_at: Timestamp,
-  made: AccessMadeJson.meta({ description: "Live API tokens and pending invitations they made here: what removing them, or a role below admin, revokes." }),
+  made: AccessMadeJson.meta({ description: "Live API tokens, pending invitations and webhook triggers they made here: what removing them, or a role below admin, revokes (triggers: disables)." }),
 });
 export type MemberJson = z.infer<typeof MemberJson>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HOOKS } from "../../db/schema/triggers";
+import { HOOKS, TRIGGER_DISABLED_REASONS } from "../../db/schema/triggers";
 import { BOUNDS } from "../../http/bounds";
 import { pageQuery } from "../../http/pagination";
 import { PagyJson, Timestamp } from "./common";
@@ -40,8 +40,15 @@ export const TriggerJson = z
   .strictObject({
     ...triggerFields,
     created_at: Timestamp,
-    status: z.enum(TRIGGER_STATUSES).meta({ description: "`disabled` after a receiver answered 410 Gone (renew re-enables it)." }),
+    status: z.enum(TRIGGER_STATUSES).meta({ description: "`disabled` after a receiver answered 410 Gone, or when the person who made it lost the admin role (renew re-enables it)." }),
     disabled_at: Timestamp.nullable(),
+    disabled_reason: z
+      .enum(TRIGGER_DISABLED_REASONS)
+      .nullable()
+      .meta({
+        description:
+          "Why it is disabled: `receiver_gone` (the receiver answered 410 Gone) or `maker_lost_access` (the person it was made by, signed in or through an API token they made, was removed from the workspace or lost the admin role; renewing hands it to the caller). Null when not disabled.",
+      }),
   })
   .meta({ id: "Trigger", description: "A webhook trigger (bare, not in a `data` envelope)." });
 export type TriggerJson = z.infer<typeof TriggerJson>;

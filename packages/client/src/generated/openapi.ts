@@ -1047,11 +1047,13 @@ export type components = {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description `disabled` after a receiver answered 410 Gone (renew re-enables it).
+             * @description `disabled` after a receiver answered 410 Gone, or when the person who made it lost the admin role (renew re-enables it).
              * @enum {string}
              */
             status: "active" | "expired" | "disabled";
             disabled_at: string | null;
+            /** @description Why it is disabled: `receiver_gone` (the receiver answered 410 Gone) or `maker_lost_access` (the person it was made by, signed in or through an API token they made, was removed from the workspace or lost the admin role; renewing hands it to the caller). Null when not disabled. */
+            disabled_reason: ("receiver_gone" | "maker_lost_access") | null;
         };
         /** @description The caller's triggers, oldest first, expired and disabled ones included (not paginated). */
         TriggerList: {

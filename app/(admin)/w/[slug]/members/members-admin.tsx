@@ -9,7 +9,7 @@ import { Dialog } from "@/app/_components/ui/dialog";
 import { SelectField, TextField } from "@/app/_components/ui/field";
 import { describeError } from "@/lib/client/errors";
 import { formatDate } from "@/lib/client/format";
-import { describeMade, invitationsQuery, memberKeys, membersApi, membersQuery, type AccessMade, type CreatedInvitation, type Member, type MemberRole } from "@/lib/client/members";
+import { describeMade, invitationsQuery, madeAnything, memberKeys, membersApi, membersQuery, type CreatedInvitation, type Member, type MemberRole } from "@/lib/client/members";
 
 const ROLES: { value: MemberRole; label: string; hint: string }[] = [
   { value: "viewer", label: "Viewer", hint: "Browse boards, search, open assets, play video, see versions." },
@@ -87,8 +87,6 @@ function InvitationLink({ invitation, onDone }: { invitation: CreatedInvitation;
 /** A removal, or a role below admin for someone who made tokens or invitations: asked before it is done. */
 type Pending = { member: Member; role: MemberRole | null };
 
-const madeAnything = (made: AccessMade) => made.api_tokens + made.invitations > 0;
-
 /** Says what the change will revoke, then does it. */
 function ConfirmChange({ pending, busy, onConfirm, onCancel }: { pending: Pending | null; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
   const m = pending?.member;
@@ -102,6 +100,7 @@ function ConfirmChange({ pending, busy, onConfirm, onCancel }: { pending: Pendin
           <p>
             This revokes the <strong>{describeMade(m.made)}</strong> they made in this workspace: programs using those tokens get 401, and those invitation links stop working.
           </p>
+          {m.made.webhook_triggers > 0 ? <p>Their webhook triggers stop delivering until another admin renews them (the renewing admin takes them over).</p> : null}
         </div>
       ) : null}
       <div className="flex justify-end gap-2">
