@@ -5,8 +5,8 @@ import { readXmlBody } from "./body";
 import type { S3Call } from "./call";
 import { S3Error, s3Errors } from "./errors";
 import { quoted } from "./object-ops";
+import { xmlAnswer } from "./xml-answer";
 
-const xml = (body: string) => new Response(body, { status: 200, headers: { "content-type": "application/xml" } });
 const OWNER = { ID: "easel", DisplayName: "easel" };
 /** The store has no regions; it answers as the default one so region-aware clients sign for it. */
 export const STORE_REGION = "us-east-1";
@@ -14,7 +14,7 @@ export const STORE_REGION = "us-east-1";
 /** GET / */
 export async function listAllBuckets({ lay }: S3Call): Promise<Response> {
   const buckets = await listBuckets(lay);
-  return xml(xmlDocument("ListAllMyBucketsResult", { Owner: OWNER, Buckets: { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created })) } }));
+  return xmlAnswer(xmlDocument("ListAllMyBucketsResult", { Owner: OWNER, Buckets: { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created })) } }));
 }
 
 /** PUT /bucket */
@@ -35,7 +35,7 @@ export async function headBucket({ lay, bucket }: S3Call): Promise<Response> {
 /** GET /bucket?location */
 export async function bucketLocation({ lay, bucket }: S3Call): Promise<Response> {
   if (!(await bucketExists(lay, bucket))) throw s3Errors.noSuchBucket(bucket);
-  return xml(xmlDocument("LocationConstraint", {}));
+  return xmlAnswer(xmlDocument("LocationConstraint", {}));
 }
 
 /** DELETE /bucket: only an empty bucket can go. */
@@ -104,7 +104,7 @@ export async function listObjects({ lay, bucket, url }: S3Call): Promise<Respons
   const contents = page.contents.map((r) => ({ Key: enc(r.key), LastModified: r.lastModified, ETag: quoted(r.etag), Size: r.size, StorageClass: "STANDARD" }));
   const commonPrefixes = page.prefixes.map((p) => ({ Prefix: enc(p) }));
   if (v2) {
-    return xml(
+    return xmlAnswer(
       xmlDocument("ListBucketResult", {
         ...common,
         KeyCount: contents.length + commonPrefixes.length,
@@ -116,7 +116,7 @@ export async function listObjects({ lay, bucket, url }: S3Call): Promise<Respons
       }, 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'),
     );
   }
-  return xml(
+  return xmlAnswer(
     xmlDocument("ListBucketResult", {
       ...common,
       Marker: enc(q.get("marker") ?? ""),
@@ -144,7 +144,7 @@ export async function deleteObjects(call: S3Call): Promise<Response> {
     await deleteObject(call.lay, call.bucket, key);
     deleted.push({ Key: key });
   }
-  return xml(xmlDocument("DeleteResult", { Deleted: quiet ? [] : deleted }, 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'));
+  return xmlAnswer(xmlDocument("DeleteResult", { Deleted: quiet ? [] : deleted }, 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'));
 }
 
 const MAX_DELETE_KEYS = 1000;

@@ -26,8 +26,8 @@ import { keptChecksum } from "./object-checksums";
 import { quoted } from "./object-ops";
 import { storageClassNamed } from "./storage-class";
 import { writeConditionOf } from "./write-conditions";
+import { xmlAnswer } from "./xml-answer";
 
-const xml = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "application/xml" } });
 
 export async function uploadOrThrow({ lay, bucket, key, url }: S3Call) {
   const upload = await getUpload(lay, bucket, key, url.searchParams.get("uploadId") ?? "");
@@ -41,7 +41,7 @@ export async function createMultipartUpload(call: S3Call): Promise<Response> {
   storageClassNamed(call.req);
   const checksum = uploadChecksumFrom(call.req);
   const upload = await createUpload(call.lay, { bucket: call.bucket, key: call.key, ...objectMetadataFrom(call.req), ...(checksum ? { checksum } : {}) }, call.now);
-  const response = xml(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
+  const response = xmlAnswer(xmlDocument("InitiateMultipartUploadResult", { Bucket: call.bucket, Key: call.key, UploadId: upload.uploadId }));
   for (const [name, value] of Object.entries(uploadChecksumHeaders(checksum))) response.headers.set(name, value);
   return response;
 }
@@ -78,7 +78,7 @@ export async function listUploadParts(call: S3Call): Promise<Response> {
   const after = (await listParts(call.lay, upload)).filter((p) => p.partNumber > marker);
   const page = after.slice(0, maxParts);
   const truncated = after.length > page.length;
-  return xml(
+  return xmlAnswer(
     xmlDocument("ListPartsResult", {
       Bucket: call.bucket,
       Key: call.key,
@@ -158,7 +158,7 @@ const MAX_COMPLETE_ELEMENTS = 1 + MAX_PART_NUMBER * 5;
 
 function completionResult(call: S3Call, record: ObjectRecord): Response {
   const location = `${call.url.origin}${call.url.pathname}`;
-  return xml(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag), ...checksumElements(record.checksum) }));
+  return xmlAnswer(xmlDocument("CompleteMultipartUploadResult", { Location: location, Bucket: call.bucket, Key: call.key, ETag: quoted(record.etag), ...checksumElements(record.checksum) }));
 }
 
 /** DELETE /bucket/key?uploadId=U */
@@ -173,7 +173,7 @@ export async function listMultipartUploads(call: S3Call): Promise<Response> {
   const maxUploads = Math.min(1000, Math.max(0, Number(call.url.searchParams.get("max-uploads") ?? 1000) || 1000));
   const all = (await listUploads(call.lay, call.bucket)).filter((u) => u.key.startsWith(prefix));
   const page = all.slice(0, maxUploads);
-  return xml(
+  return xmlAnswer(
     xmlDocument("ListMultipartUploadsResult", {
       Bucket: call.bucket,
       KeyMarker: "",

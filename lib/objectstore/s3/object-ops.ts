@@ -14,6 +14,7 @@ import { copyChecksum, keptChecksum, servedChecksumHeaders } from "./object-chec
 import { partRange } from "./part-number";
 import { storageClassNamed } from "./storage-class";
 import { checkCopySourceConditions, writeConditionOf } from "./write-conditions";
+import { xmlAnswer } from "./xml-answer";
 
 export const quoted = (etag: string) => `"${etag}"`;
 
@@ -86,7 +87,7 @@ export async function copyObject(call: S3Call): Promise<Response> {
     throw err;
   });
   const body = xmlDocument("CopyObjectResult", { LastModified: record.lastModified, ETag: quoted(record.etag), ...checksumElements(record.checksum) });
-  return new Response(body, { status: 200, headers: { "content-type": "application/xml" } });
+  return xmlAnswer(body);
 }
 
 /** `x-amz-copy-source`: `/bucket/key` or `bucket/key`, URL-encoded; a `?versionId=` is ignored (the store keeps no versions). */

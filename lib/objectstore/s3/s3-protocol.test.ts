@@ -537,3 +537,44 @@ describe("CORS", () => {
     expect(denied.headers.get("access-control-allow-origin")).toBe("*");
   });
 });
+
+describe("XML answers", () => {
+  it("say nosniff on success as on errors: listings carry keys a tenant chose", async () => {
+    const recorded = client();
+    const seen: { command: string; type?: string; nosniff?: string }[] = [];
+    recorded.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        const headers = (out.response as { headers: Record<string, string> }).headers;
+        seen.push({ command: String(context.commandName), type: headers["content-type"], nosniff: headers["x-content-type-options"] });
+        return out;
+      },
+      { step: "deserialize", name: "recordAnswerHeaders" },
+    );
+    const key = `<script>alert(1)</script>/nosniff.html`;
+    await recorded.send(new PutObjectCommand({ Bucket: "easel", Key: key, Body: "x" }));
+    await recorded.send(new ListBucketsCommand({}));
+    await recorded.send(new ListObjectsCommand({ Bucket: "easel", Prefix: "<script>" }));
+    await recorded.send(new ListObjectsV2Command({ Bucket: "easel", Prefix: "<script>" }));
+    await recorded.send(new CopyObjectCommand({ Bucket: "easel", Key: `${key}.copy`, CopySource: `easel/${encodeURIComponent(key)}` }));
+    const { UploadId } = await recorded.send(new CreateMultipartUploadCommand({ Bucket: "easel", Key: `${key}.parts` }));
+    const part = await recorded.send(new UploadPartCommand({ Bucket: "easel", Key: `${key}.parts`, UploadId, PartNumber: 1, Body: "y" }));
+    await recorded.send(new ListPartsCommand({ Bucket: "easel", Key: `${key}.parts`, UploadId }));
+    await recorded.send(new ListMultipartUploadsCommand({ Bucket: "easel" }));
+    await recorded.send(new CompleteMultipartUploadCommand({ Bucket: "easel", Key: `${key}.parts`, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
+    await recorded.send(new DeleteObjectsCommand({ Bucket: "easel", Delete: { Objects: [{ Key: key }, { Key: `${key}.copy` }, { Key: `${key}.parts` }] } }));
+    const xmlAnswers = seen.filter((s) => s.type?.startsWith("application/xml"));
+    expect(xmlAnswers.map((s) => s.command)).toEqual([
+      "ListBucketsCommand",
+      "ListObjectsCommand",
+      "ListObjectsV2Command",
+      "CopyObjectCommand",
+      "CreateMultipartUploadCommand",
+      "ListPartsCommand",
+      "ListMultipartUploadsCommand",
+      "CompleteMultipartUploadCommand",
+      "DeleteObjectsCommand",
+    ]);
+    for (const s of xmlAnswers) expect(s, s.command).toMatchObject({ nosniff: "nosniff" });
+  });
+});

@@ -12,6 +12,7 @@ import { S3Error, s3Errors } from "./errors";
 import { partNumberOf, uploadOrThrow } from "./multipart-ops";
 import { parseCopySource, quoted } from "./object-ops";
 import { checkCopySourceConditions } from "./write-conditions";
+import { xmlAnswer } from "./xml-answer";
 
 /**
  * `x-amz-copy-source-range: bytes=first-last`, both offsets given and inside the source (S3
@@ -73,7 +74,7 @@ export async function uploadPartCopy(call: S3Call): Promise<Response> {
     const part = await commitPart(lay, upload, partNumber, received, now);
     const checksum = algorithm && part.checksum ? { [checksumElement(algorithm)]: part.checksum } : {};
     const body = xmlDocument("CopyPartResult", { ETag: quoted(part.md5), LastModified: part.lastModified, ...checksum });
-    return new Response(body, { status: 200, headers: { "content-type": "application/xml" } });
+    return xmlAnswer(body);
   } catch (err) {
     await fs.rm(received.path, { force: true });
     throw err;
