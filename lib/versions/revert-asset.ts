@@ -94,7 +94,7 @@ export async function revertAsset(
         revertedFrom: n,
         createdByToken: creatorLabel(input.principal),
         updatedAt: now,
-        ...(sameBytes ? {} : { streamKey: null, encodeStatus: "none" as const, encodeError: null }),
+        ...(sameBytes ? {} : { streamKey: null, storyboardKey: null, encodeStatus: "none" as const, encodeError: null, encodeProgress: null }),
       })
       .where(eq(assets.id, asset.id))
       .returning();

@@ -79,9 +79,12 @@ async function writeBytes(deps: Deps, storage: StorageDriver, input: WriteVersio
         media: {},
         headSource: "UPLOAD",
         revertedFrom: null,
+        // The stream, its storyboard and an encode's progress were the replaced bytes'.
         streamKey: null,
+        storyboardKey: null,
         encodeStatus: "none",
         encodeError: null,
+        encodeProgress: null,
         createdByToken: creatorLabel(input.principal),
         updatedAt: now,
       })

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { boards, type Board, type Workspace } from "../../lib/db/schema";
+import { assets, boards, type Board, type Workspace } from "../../lib/db/schema";
 import { useTestDeps } from "../helpers/deps";
 import { expectError, expectValidation } from "../helpers/envelopes";
 import { md5hex, newApiToken, newBoard, newWorkspace, randomPng } from "../helpers/factories";
@@ -208,5 +208,20 @@ describe("errors", () => {
     const { asset } = await newAsset(team);
     expectError(await patch(team.ws, team.token, asset.token, { create_version: true, title: "x" }, { "if-match": "5" }), 412, "precondition_failed");
     expect((await patch(team.ws, team.token, asset.token, { create_version: true, title: "x" }, { "if-match": "1" })).body.head_version_number).toBe(2);
+  });
+});
+
+describe("what belonged to the replaced bytes", () => {
+  it("a version write and a revert to other bytes clear the encode's progress, stream and storyboard with the bytes", async () => {
+    const { asset } = await newAsset(team);
+    const encoding = { encodeStatus: "processing" as const, encodeProgress: { fraction: 0.4, rung: "720p", etaSeconds: 12 }, streamKey: "enc/run-1/master.m3u8", storyboardKey: "enc/run-1/storyboard.vtt" };
+    const row = async () => (await deps.db.select().from(assets).where(eq(assets.token, asset.token)))[0];
+    await deps.db.update(assets).set(encoding).where(eq(assets.token, asset.token));
+    expect((await writeBytes(team.ws, team.token, deps.store.s3, asset.token, await randomPng())).status).toBe(200);
+    expect(await row()).toMatchObject({ encodeStatus: "none", encodeProgress: null, streamKey: null, storyboardKey: null });
+
+    await deps.db.update(assets).set(encoding).where(eq(assets.token, asset.token));
+    expect((await revert(team.ws, team.token, asset.token, { version_number: 1 })).status).toBe(200);
+    expect(await row()).toMatchObject({ encodeStatus: "none", encodeProgress: null, streamKey: null, storyboardKey: null });
   });
 });
