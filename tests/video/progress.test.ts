@@ -18,8 +18,9 @@ it("a real encode stores rising progress, pushes it to the live stream, and clea
   const stream = await openStream(ws.slug, await sessionHeaders(deps.db));
   try {
     await stream.next((e) => e.event === "ready");
-    // Long and noisy enough for several seconds of encoding on two cores: more than one report.
-    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "640x360", seconds: 12, noisy: true }), { media_type: "video/mp4" });
+    // Long and noisy enough for several seconds of encoding even on an idle machine (a 12 s clip
+    // took 3 s there: too few reports for an estimate, and a store the sampler could miss).
+    const { asset } = await uploadAsset(ws, token, deps.store.s3, makeClip({ size: "640x360", seconds: 30, noisy: true }), { media_type: "video/mp4" });
 
     // The row as it moves, sampled while the live stream is read.
     const stored: EncodeProgress[] = [];
