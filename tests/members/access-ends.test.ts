@@ -18,6 +18,7 @@ import { useTestDeps } from "../helpers/deps";
 import { expectError } from "../helpers/envelopes";
 import { newWorkspace, uniq } from "../helpers/factories";
 import { newUser, sessionHeaders } from "../helpers/sessions";
+import { adminPath, issueToken as issueTokenAs, newMember as newMemberOf } from "./helpers";
 
 /**
  * Contract §11a: what an admin made (API tokens, invitations) ends when they are removed or lose
@@ -30,14 +31,8 @@ beforeAll(async () => {
   deps = await useTestDeps();
 });
 
-const path = (ws: Workspace, rest: string) => `/api/admin/workspaces/${ws.slug}/${rest}`;
-
-async function issueToken(ws: Workspace, by: User, name: string): Promise<string> {
-  const res = await call(tokensRoute.POST, { method: "POST", path: path(ws, "tokens"), headers: await sessionHeaders(deps.db, by), params: { slug: ws.slug }, json: { token: { name, scopes: ["read", "write"], webhooks: true } } });
-  expect(res.status).toBe(201);
-  expect(res.body.data.created_by).toEqual({ user_id: by.id, email: by.email });
-  return res.body.data.token;
-}
+const path = adminPath;
+const issueToken = (ws: Workspace, by: User, name: string) => issueTokenAs(deps.db, ws, by, name);
 
 async function invite(ws: Workspace, by: User, role = "admin"): Promise<{ token: string; email: string }> {
   const email = `${uniq("invited")}@easel.test`;
@@ -62,11 +57,7 @@ async function expectInvitationDead(token: string) {
   expect(await acceptInvitationWithPassword(deps.db, { token, password: "a fine password", now: deps.clock() })).toEqual({ ok: false, reason: "revoked" });
 }
 
-async function newMember(ws: Workspace, role: "viewer" | "editor" | "admin", opts: { owner?: boolean } = {}) {
-  const user = await newUser(deps.db, opts);
-  await addMembership(deps.db, { workspace: ws, userId: user.id, role, now: deps.clock() });
-  return user;
-}
+const newMember = (ws: Workspace, role: "viewer" | "editor" | "admin", opts: { owner?: boolean } = {}) => newMemberOf(deps.db, deps.clock(), ws, role, opts);
 
 describe("removing an admin", () => {
   let ws: Workspace;

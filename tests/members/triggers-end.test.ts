@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as memberRoute from "../../app/api/admin/workspaces/[slug]/members/[userId]/route";
 import * as membersRoute from "../../app/api/admin/workspaces/[slug]/members/route";
-import * as tokensRoute from "../../app/api/admin/workspaces/[slug]/tokens/route";
 import * as renewRoute from "../../app/v1/trigger/[id]/renew/route";
 import * as triggerRoute from "../../app/v1/trigger/route";
 import { triggers, type Board, type User, type Workspace } from "../../lib/db/schema";
@@ -13,6 +12,7 @@ import { call } from "../helpers/call-route";
 import { useTestDeps } from "../helpers/deps";
 import { insertAsset, newBoard, newWorkspace } from "../helpers/factories";
 import { newUser, sessionHeaders } from "../helpers/sessions";
+import { adminPath, issueToken as issueTokenAs, newMember as newMemberOf } from "./helpers";
 
 /**
  * Contract §11a, for webhook triggers: a trigger carries the authority of the person who made it
@@ -28,13 +28,7 @@ beforeAll(async () => {
 
 /** A public address literal: passes the SSRF guard without a DNS lookup. */
 const HOOK_URL = "https://93.184.215.14/easel-hook";
-const adminPath = (ws: Workspace, rest: string) => `/api/admin/workspaces/${ws.slug}/${rest}`;
-
-async function issueToken(ws: Workspace, by: User, name: string): Promise<string> {
-  const res = await call(tokensRoute.POST, { method: "POST", path: adminPath(ws, "tokens"), headers: await sessionHeaders(deps.db, by), params: { slug: ws.slug }, json: { token: { name, scopes: ["read", "write"], webhooks: true } } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.token;
-}
+const issueToken = (ws: Workspace, by: User, name: string) => issueTokenAs(deps.db, ws, by, name);
 
 /** POST /v1/trigger with an API token or a signed-in person's session. */
 async function hookOn(ws: Workspace, board: Board, as: { token: string } | { session: User }): Promise<string> {
@@ -57,11 +51,7 @@ async function deliveredTo(ws: Workspace, board: Board): Promise<string[]> {
   return (plan?.targets.map((t) => t.triggerId) ?? []).sort();
 }
 
-async function newMember(ws: Workspace, role: "viewer" | "editor" | "admin") {
-  const user = await newUser(deps.db);
-  await addMembership(deps.db, { workspace: ws, userId: user.id, role, now: deps.clock() });
-  return user;
-}
+const newMember = (ws: Workspace, role: "viewer" | "editor" | "admin") => newMemberOf(deps.db, deps.clock(), ws, role);
 
 describe("webhook triggers end with the person who made them", () => {
   let ws: Workspace;
