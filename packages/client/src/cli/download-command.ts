@@ -8,6 +8,15 @@ import { EaselError } from "../errors";
 import { createMd5 } from "../md5";
 import type { Connection } from "./usage";
 
+/**
+ * The file a download is written to without `-o`: the title's last part, in the current folder. A
+ * title is anyone's text, so one that names no file here ("", ".", "..", "/") gives the asset token.
+ */
+export function fileNameOf(title: string, assetToken: string): string {
+  const name = path.basename(title.replace(/\\/g, "/"));
+  return name === "" || name === "." || name === ".." ? assetToken : name;
+}
+
 /** `easel-client download`: the original bytes to `-o FILE` (default: the title, in the current folder), md5-checked. */
 export async function downloadCommand(client: EaselClient, conn: Connection, opts: { asset: string; version?: number; output?: string }, signal: AbortSignal): Promise<number> {
   // A signed one-hour link to the original, with the md5 and size the bytes must have.
@@ -15,7 +24,7 @@ export async function downloadCommand(client: EaselClient, conn: Connection, opt
   const expected = { md5: link.md5, size: link.size, title: link.title };
   const response = await client.fetchWithRetry(() => new Request(link.url, { signal }), signal);
   if (!response.ok || !response.body) throw new EaselError(response.status, "download_failed", `the media link answered HTTP ${response.status}`);
-  const target = opts.output ?? path.basename(expected.title) ?? opts.asset;
+  const target = opts.output ?? fileNameOf(expected.title, opts.asset);
   const temp = `${target}.easel-download`;
   const md5 = await createMd5();
   let size = 0;
