@@ -11,12 +11,27 @@ const slug = seed.workspaces.s3;
 /** Read when a test runs: the seed is written by the setup project, after spec files are loaded. */
 const auth = () => ({ authorization: `Bearer ${seed.tokens.s3}` });
 
-/** Scrolls the virtualized grid until the card titled `title` is rendered; answers its checkbox. */
+/**
+ * Scrolls the virtualized grid until the card titled `title` is rendered; answers its checkbox.
+ * The grid renders the rows of a new scroll position a frame or two after the scroll event, so
+ * each step waits for two frames before it looks: looking at once could scroll past the card
+ * before it was ever drawn (a loaded machine did).
+ */
 async function checkboxOf(page: Page, title: string): Promise<Locator> {
   const box = page.getByRole("checkbox", { name: `Select ${title}`, exact: true });
   const scroller = page.getByTestId("asset-scroller");
-  await scroller.evaluate((el) => el.scrollTo({ top: 0 }));
-  for (let i = 0; i < 40 && (await box.count()) === 0; i++) await scroller.evaluate((el) => el.scrollBy({ top: el.clientHeight / 2 }));
+  const scrollAndSettle = (top: number | null) =>
+    scroller.evaluate(
+      (el, to) =>
+        new Promise<void>((settled) => {
+          if (to === null) el.scrollBy({ top: el.clientHeight / 2 });
+          else el.scrollTo({ top: to });
+          requestAnimationFrame(() => requestAnimationFrame(() => settled()));
+        }),
+      top,
+    );
+  await scrollAndSettle(0);
+  for (let i = 0; i < 40 && (await box.count()) === 0; i++) await scrollAndSettle(null);
   await expect(box, `the card ${title}`).toHaveCount(1);
   return box;
 }
