@@ -32,15 +32,16 @@ export async function writePoster(file: string, colours: { sky: string; sun: str
   return file;
 }
 
-/** An H.264/AAC test clip (a moving test pattern with a tone), made with ffmpeg. */
-function writeTestClip(file: string, clip: { size: string; seconds: number; videoRate?: string[] }) {
+/** An H.264 test clip (a moving test pattern, with a tone in AAC unless `audio: false`), made with ffmpeg. */
+export function writeTestClip(file: string, clip: { size: string; seconds: number; videoRate?: string[]; audio?: boolean }) {
   const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
+  const audio = clip.audio ?? true;
   execFileSync(ffmpeg, [
     "-hide_banner", "-loglevel", "error", "-y",
     "-f", "lavfi", "-i", `testsrc2=size=${clip.size}:rate=25`,
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+    ...(audio ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100"] : []),
     "-t", String(clip.seconds), "-c:v", "libx264", "-preset", "veryfast", ...(clip.videoRate ?? []),
-    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", file,
+    "-pix_fmt", "yuv420p", ...(audio ? ["-c:a", "aac", "-b:a", "96k"] : []), "-movflags", "+faststart", file,
   ]);
   return file;
 }

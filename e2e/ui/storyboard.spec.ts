@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
+import { writeTestClip } from "../support/files";
 import { expect, test } from "../support/page-test";
 import { docsShot, snap } from "../support/shots";
 
@@ -10,7 +10,7 @@ test("the seek bar shows the storyboard's frame under the mouse, a finger and th
   test.setTimeout(240_000);
   // 10 s of a moving pattern, small so the encode is quick: ten tiles, one a second.
   const clip = testInfo.outputPath("storyboard-clip.mp4");
-  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=480x270:rate=25", "-t", "10", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip]);
+  writeTestClip(clip, { size: "480x270", seconds: 10, audio: false });
   const api = apiClient(request, slug, seed.tokens.s3);
   const board = await api.createBoard("Storyboard");
   const video = await api.upload(clip, { board: board.token, title: "Scrubbing" });

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import type { Page, Route } from "@playwright/test";
 import { apiClient } from "../support/api";
 import { seed } from "../support/env";
+import { writeTestClip } from "../support/files";
 import { expect, test } from "../support/page-test";
 import { docsShot, snap } from "../support/shots";
 
@@ -28,7 +29,7 @@ async function encodingAs(page: Page, assetToken: string, now: () => { fraction:
 test("an encode's progress shows on the asset page and the board card, and moves with the live updates", async ({ page, request }, testInfo) => {
   test.setTimeout(120_000);
   const clip = testInfo.outputPath("progress-clip.mp4");
-  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25", "-t", "2", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip]);
+  writeTestClip(clip, { size: "320x180", seconds: 2, audio: false });
   const api = apiClient(request, slug, seed.tokens.s3);
   const board = await api.createBoard("Encoding");
   const video = await api.upload(clip, { board: board.token, title: "Long take" });

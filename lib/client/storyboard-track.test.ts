@@ -14,6 +14,8 @@ describe("storyboard track in the browser", () => {
     ]);
     expect(parseStoryboardTrack("01:02:03.250 --> 01:02:04.000\na.jpg#xywh=0,0,1,1", TRACK_URL)).toEqual([]);
     expect(parseStoryboardTrack("WEBVTT\n\n01:02:03.250 --> 01:02:04.000\na.jpg#xywh=0,0,1,1\n", TRACK_URL)[0].start).toBe(3723.25);
+    // A cue whose image is no URL is skipped.
+    expect(parseStoryboardTrack("WEBVTT\n\n00:00.000 --> 00:01.000\nhttp://[bad#xywh=0,0,1,1\n\n00:01.000 --> 00:02.000\nb.jpg#xywh=0,0,1,1\n", TRACK_URL).map((c) => c.url)).toEqual(["https://easel.example/media/abc/b.jpg"]);
     // A cue without a region, or with a broken one, is skipped.
     expect(parseStoryboardTrack("WEBVTT\n\n00:00.000 --> 00:01.000\na.jpg\n\n00:01.000 --> 00:02.000\na.jpg#xywh=0,0,0,9\n\n00:02.000 --> 00:03.000\na.jpg#xywh=1,2,3,4\n", TRACK_URL)).toHaveLength(1);
   });

@@ -32,13 +32,10 @@ export function parseStoryboardTrack(text: string, trackUrl: string): Storyboard
     if (hash < 0) continue;
     const [x, y, w, h] = payload.slice(hash + "#xywh=".length).split(",").map(Number);
     if (![x, y, w, h].every((n) => Number.isFinite(n) && n >= 0) || !w || !h) continue;
-    let url: string;
-    try {
-      url = new URL(payload.slice(0, hash), trackUrl).toString();
-    } catch {
-      continue;
-    }
-    cues.push({ start: seconds(timing[1]), end: seconds(timing[2]), url, x, y, w, h });
+    // A cue whose image is no URL (the track is the server's, but read as untrusted) is left out.
+    const ref = payload.slice(0, hash);
+    if (!URL.canParse(ref, trackUrl)) continue;
+    cues.push({ start: seconds(timing[1]), end: seconds(timing[2]), url: new URL(ref, trackUrl).toString(), x, y, w, h });
   }
   return cues.sort((a, b) => a.start - b.start);
 }
